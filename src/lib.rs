@@ -1,0 +1,21 @@
+//! vito — trajectory optimization for robots with higher-order variational integrators.
+//!
+//! vito turns a URDF robot and a YAML motion problem into an optimized trajectory that obeys the
+//! robot's dynamics exactly as a Galerkin variational integrator (Simpson, 4th order, by default)
+//! sees them. The layers, lowest first:
+//!
+//! - [`spatial`]: SE(3), twists, wrenches, `Ad`, `ad`, `ad^D` in the notation of the core paper.
+//! - [`model`]: the immutable robot tree (1-DoF joints, inertias, limits, contact points) and
+//!   its URDF import.
+//! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA, CRBA, ABA, energy,
+//!   Jacobians), each a function of `(&Model, &mut Workspace, inputs)`.
+//!
+//! Lower layers never import upper ones.
+//!
+//! # Errors
+//!
+//! Each layer has its own `thiserror` enum naming the file, field and value that was wrong; the
+//! enums are joined with `#[from]` where one layer calls another, and only the binary uses
+//! `anyhow`. A solver that does not converge reports a status, not an `Err`. User input (URDF,
+//! YAML, JSON, CSV, command-line values) never panics; internal misuse between vito's own modules
+//! (mismatched dimensions) may panic, and such functions list it under `# Panics`.
