@@ -19,3 +19,7 @@
 //! `anyhow`. A solver that does not converge reports a status, not an `Err`. User input (URDF,
 //! YAML, JSON, CSV, command-line values) never panics; internal misuse between vito's own modules
 //! (mismatched dimensions) may panic, and such functions list it under `# Panics`.
+
+pub mod dynamics;
+pub mod model;
+pub mod spatial;

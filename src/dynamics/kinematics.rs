@@ -1,0 +1,48 @@
+//! Forward kinematics: body poses, world-frame joint twists, inertias and velocities
+//! (seed 000 §2.3, Algorithm 1 lines 2–8).
+
+use super::{Workspace, check_len};
+use crate::model::Model;
+use crate::spatial::{Transform, Vec6, ad_mul, exp_twist, transform_inertia};
+
+/// Computes `g_i = g_par(i) g_par(i),i(0) exp(Ŝ_i q_i)`, `S̄_i = Ad_{g_i} S_i` and
+/// `M̄_i = Ad_{g_i}^{-T} M_i Ad_{g_i}^{-1}` for every body.
+///
+/// # Panics
+/// If `q` does not have length `model.dof()` or the workspace belongs to another model.
+pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
+    ws.check(model);
+    check_len("q", q, model.dof());
+    for (i, j) in model.joints().iter().enumerate() {
+        let local = j.placement.compose(&exp_twist(&j.twist, q[i]));
+        let g = match j.parent {
+            Some(p) => ws.pose[p].compose(&local),
+            None => local,
+        };
+        ws.pose[i] = g;
+        ws.s_bar[i] = g.act_twist(&j.twist);
+        ws.m_bar[i] = transform_inertia(&g, &j.inertia);
+    }
+}
+
+/// Computes `v̄_i = v̄_par(i) + S̄_i q̇_i` and `Ṡ̄_i = ad_{v̄_i} S̄_i` (Eqs. J.8, J.12) from the
+/// twists of the last [`forward_kinematics`].
+///
+/// # Panics
+/// If `v` does not have length `model.dof()`.
+pub fn forward_velocities(model: &Model, ws: &mut Workspace, v: &[f64]) {
+    ws.check(model);
+    check_len("v", v, model.dof());
+    for (i, j) in model.joints().iter().enumerate() {
+        let parent = j.parent.map_or_else(Vec6::zeros, |p| ws.v_bar[p]);
+        let vi = parent + ws.s_bar[i] * v[i];
+        ws.v_bar[i] = vi;
+        ws.s_dot[i] = ad_mul(&vi, &ws.s_bar[i]);
+    }
+}
+
+/// The pose of a point or frame fixed on `body` at `placement` (body frame), from the last
+/// [`forward_kinematics`].
+pub fn frame_pose(ws: &Workspace, body: usize, placement: &Transform) -> Transform {
+    ws.pose[body].compose(placement)
+}

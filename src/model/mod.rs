@@ -1,0 +1,351 @@
+//! The robot model: an immutable tree of rigid bodies joined by 1-DoF joints (seed 000 §2.3).
+//!
+//! Body `i` is moved by joint `i`; bodies are numbered in topological (depth-first) order, so
+//! `parent(i) < i`. The body frame `{i}` is the joint frame (the URDF child-link frame), and
+//!
+//! ```text
+//! g_i = g_par(i) · g_par(i),i(0) · exp(Ŝ_i q_i)
+//! ```
+//!
+//! with `S_i = (a, 0)` for a revolute joint about the unit axis `a` through the frame origin and
+//! `S_i = (0, a)` for a prismatic joint. Bodies carry their full spatial inertia about the frame
+//! origin ([`crate::spatial::spatial_inertia`]), so the centre of mass need not be the origin.
+//!
+//! A floating base is a chain of virtual joints with massless intermediate bodies (see
+//! [`BaseKind`]); the last virtual body is the URDF root link itself.
+
+mod pendulum;
+mod urdf;
+
+pub use pendulum::{PendulumSpec, pendulum_urdf};
+pub use urdf::{UrdfError, load_urdf, parse_urdf};
+
+use crate::spatial::{Mat6, Transform, Vec3, Vec6};
+use std::fmt;
+use std::str::FromStr;
+
+/// Standard gravity, m/s².
+pub const STANDARD_GRAVITY: f64 = 9.81;
+
+/// How the URDF root link is attached to the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaseKind {
+    /// The root link is welded to the world at the origin.
+    #[default]
+    Fixed,
+    /// Three virtual joints `base_x` (prismatic along x), `base_z` (prismatic along z) and
+    /// `base_pitch` (revolute about y): motion in the sagittal x–z plane.
+    Planar,
+    /// Six virtual joints `base_x, base_y, base_z` (prismatic along the world axes) then
+    /// `base_yaw` (about z), `base_pitch` (about the new y) and `base_roll` (about the new x): the
+    /// root orientation is `Rz(yaw) Ry(pitch) Rx(roll)`, singular (gimbal lock) at
+    /// `pitch = ±π/2`, where yaw and roll turn about the same axis.
+    Floating,
+}
+
+impl BaseKind {
+    /// Number of virtual base joints.
+    pub fn dof(self) -> usize {
+        match self {
+            BaseKind::Fixed => 0,
+            BaseKind::Planar => 3,
+            BaseKind::Floating => 6,
+        }
+    }
+}
+
+impl fmt::Display for BaseKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BaseKind::Fixed => "fixed",
+            BaseKind::Planar => "planar",
+            BaseKind::Floating => "floating",
+        })
+    }
+}
+
+impl FromStr for BaseKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "fixed" => Ok(BaseKind::Fixed),
+            "planar" => Ok(BaseKind::Planar),
+            "floating" => Ok(BaseKind::Floating),
+            other => Err(format!(
+                "unknown base '{other}' (expected fixed, planar or floating)"
+            )),
+        }
+    }
+}
+
+/// The kind of a 1-DoF joint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointKind {
+    /// Rotation about the axis (q in radians).
+    Revolute,
+    /// Translation along the axis (q in metres).
+    Prismatic,
+}
+
+/// Position, velocity and effort limits of a joint; absent limits are infinite.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointLimits {
+    /// Lower position limit.
+    pub lower: f64,
+    /// Upper position limit.
+    pub upper: f64,
+    /// Largest speed |q̇|.
+    pub velocity: f64,
+    /// Largest effort |τ| (N·m or N).
+    pub effort: f64,
+}
+
+impl JointLimits {
+    /// No limits at all.
+    pub const UNLIMITED: JointLimits = JointLimits {
+        lower: f64::NEG_INFINITY,
+        upper: f64::INFINITY,
+        velocity: f64::INFINITY,
+        effort: f64::INFINITY,
+    };
+}
+
+/// A linear joint spring `τ = −k (q − q_rest)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spring {
+    /// Stiffness `k` (N·m/rad or N/m).
+    pub stiffness: f64,
+    /// Rest position `q_rest`.
+    pub rest: f64,
+}
+
+/// Joint `i` together with the body `i` it moves.
+#[derive(Clone, Debug)]
+pub struct Joint {
+    /// Joint name (URDF joint name, or `base_*` for virtual base joints).
+    pub name: String,
+    /// Name of the body (URDF link) the joint moves.
+    pub body: String,
+    /// Revolute or prismatic.
+    pub kind: JointKind,
+    /// Parent body index, `None` for a body attached to the world.
+    pub parent: Option<usize>,
+    /// `g_par,i(0)`: the body frame at `q_i = 0` in the parent body frame.
+    pub placement: Transform,
+    /// Unit joint axis in the body frame.
+    pub axis: Vec3,
+    /// Joint twist `S_i` in the body frame (constant).
+    pub twist: Vec6,
+    /// Body spatial inertia `M_i` about the body-frame origin, body axes.
+    pub inertia: Mat6,
+    /// Body mass (kg).
+    pub mass: f64,
+    /// Body centre of mass in the body frame.
+    pub com: Vec3,
+    /// Position, velocity and effort limits.
+    pub limits: JointLimits,
+    /// Whether an actuator drives the joint.
+    pub actuated: bool,
+    /// Optional joint spring.
+    pub spring: Option<Spring>,
+    /// Viscous damping `d` in `τ = −d q̇`.
+    pub damping: f64,
+    /// Whether the joint is one of the virtual base joints.
+    pub is_base: bool,
+}
+
+/// A named contact point fixed on a body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactPoint {
+    /// Name (URDF collision name, or `<link>_contact<k>`).
+    pub name: String,
+    /// Body index.
+    pub body: usize,
+    /// Position in the body frame.
+    pub offset: Vec3,
+    /// Radius of the contact sphere (0 for a point).
+    pub radius: f64,
+}
+
+/// A named frame fixed on a body (every URDF link, including merged ones, is one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// Name (the URDF link name).
+    pub name: String,
+    /// Body index.
+    pub body: usize,
+    /// The frame in the body frame.
+    pub placement: Transform,
+}
+
+/// An immutable robot model. Build it with [`load_urdf`] / [`parse_urdf`].
+#[derive(Clone, Debug)]
+pub struct Model {
+    name: String,
+    base: BaseKind,
+    joints: Vec<Joint>,
+    children: Vec<Vec<usize>>,
+    contacts: Vec<ContactPoint>,
+    frames: Vec<Frame>,
+    gravity: Vec3,
+}
+
+impl Model {
+    /// Assembles a model from joints in topological order.
+    ///
+    /// # Panics
+    /// If a joint's parent index is not smaller than its own (an internal construction error).
+    pub(crate) fn new(
+        name: String,
+        base: BaseKind,
+        joints: Vec<Joint>,
+        contacts: Vec<ContactPoint>,
+        frames: Vec<Frame>,
+    ) -> Self {
+        let mut children = vec![Vec::new(); joints.len()];
+        for (i, j) in joints.iter().enumerate() {
+            if let Some(p) = j.parent {
+                assert!(p < i, "joint {} precedes its parent", j.name);
+                children[p].push(i);
+            }
+        }
+        Self {
+            name,
+            base,
+            joints,
+            children,
+            contacts,
+            frames,
+            gravity: Vec3::new(0.0, 0.0, -STANDARD_GRAVITY),
+        }
+    }
+
+    /// The same model under another gravity vector (world frame, m/s²).
+    pub fn with_gravity(mut self, gravity: Vec3) -> Self {
+        self.gravity = gravity;
+        self
+    }
+
+    /// The same model with exactly the named joints actuated (base joints never are).
+    ///
+    /// # Errors
+    /// The first name that is not a non-base joint of the model.
+    pub fn with_actuated(mut self, names: &[String]) -> Result<Self, String> {
+        for n in names {
+            match self.joint_index(n) {
+                Some(i) if !self.joints[i].is_base => {}
+                _ => return Err(format!("'{n}' is not a joint of robot '{}'", self.name)),
+            }
+        }
+        for j in &mut self.joints {
+            j.actuated = names.iter().any(|n| *n == j.name);
+        }
+        Ok(self)
+    }
+
+    /// Robot name (from the URDF).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How the root is attached to the world.
+    pub fn base(&self) -> BaseKind {
+        self.base
+    }
+
+    /// Degrees of freedom `n` (base joints included).
+    pub fn dof(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// The joints (= bodies) in topological order.
+    pub fn joints(&self) -> &[Joint] {
+        &self.joints
+    }
+
+    /// Joint `i`.
+    pub fn joint(&self, i: usize) -> &Joint {
+        &self.joints[i]
+    }
+
+    /// Index of the joint with this name.
+    pub fn joint_index(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| j.name == name)
+    }
+
+    /// Joint names in order.
+    pub fn joint_names(&self) -> Vec<String> {
+        self.joints.iter().map(|j| j.name.clone()).collect()
+    }
+
+    /// Children of body `i`.
+    pub fn children(&self, i: usize) -> &[usize] {
+        &self.children[i]
+    }
+
+    /// Parent of body `i` (`None` for the world).
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.joints[i].parent
+    }
+
+    /// Iterates over `i` and its ancestors, from `i` towards the root.
+    pub fn ancestors_inclusive(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(i), move |&j| self.joints[j].parent)
+    }
+
+    /// Whether `j` is `i` or one of its ancestors.
+    pub fn is_ancestor_or_self(&self, j: usize, i: usize) -> bool {
+        j <= i && self.ancestors_inclusive(i).any(|k| k == j)
+    }
+
+    /// Contact points.
+    pub fn contact_points(&self) -> &[ContactPoint] {
+        &self.contacts
+    }
+
+    /// Named frames.
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
+    }
+
+    /// The frame with this name.
+    pub fn frame(&self, name: &str) -> Option<&Frame> {
+        self.frames.iter().find(|f| f.name == name)
+    }
+
+    /// Gravity (world frame).
+    pub fn gravity(&self) -> Vec3 {
+        self.gravity
+    }
+
+    /// Total mass of the moving bodies.
+    pub fn total_mass(&self) -> f64 {
+        self.joints.iter().map(|j| j.mass).sum()
+    }
+
+    /// Indices of the actuated joints, in order.
+    pub fn actuated_joints(&self) -> Vec<usize> {
+        (0..self.dof())
+            .filter(|&i| self.joints[i].actuated)
+            .collect()
+    }
+
+    /// Passive joint forces from springs and dampers: `τ_i = −k_i (q_i − q_rest,i) − d_i q̇_i`.
+    ///
+    /// # Panics
+    /// If `q`, `v` or `tau` do not have length [`Model::dof`].
+    pub fn passive_forces(&self, q: &[f64], v: &[f64], tau: &mut [f64]) {
+        assert!(q.len() == self.dof() && v.len() == self.dof() && tau.len() == self.dof());
+        for (i, t) in tau.iter_mut().enumerate() {
+            *t = self.passive_force(i, q[i], v[i]);
+        }
+    }
+
+    /// The passive force of joint `i` at position `q` and speed `qd`.
+    pub fn passive_force(&self, i: usize, q: f64, qd: f64) -> f64 {
+        let j = &self.joints[i];
+        let spring = j.spring.map_or(0.0, |s| -s.stiffness * (q - s.rest));
+        spring - j.damping * qd
+    }
+}
