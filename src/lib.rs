@@ -22,4 +22,5 @@
 
 pub mod dynamics;
 pub mod model;
+pub mod output;
 pub mod spatial;

@@ -1,3 +1,16 @@
-fn main() {
-    println!("vito");
+//! The `vito` command line: parses arguments and hands each subcommand to [`cli`].
+
+mod cli;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

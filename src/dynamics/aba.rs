@@ -28,9 +28,9 @@ pub fn forward_dynamics(
     check_len("qdd", qdd, n);
     forward_kinematics(model, ws, q);
     forward_velocities(model, ws, v);
-    for i in 0..n {
+    for (i, &qd) in v.iter().enumerate() {
         // a_bar holds c̄_i during the sweeps.
-        ws.a_bar[i] = ws.s_dot[i] * v[i];
+        ws.a_bar[i] = ws.s_dot[i] * qd;
         ws.art_inertia[i] = ws.m_bar[i];
         let h = ws.m_bar[i] * ws.v_bar[i];
         ws.art_bias[i] = -ad_transpose_mul(&ws.v_bar[i], &h);

@@ -12,7 +12,11 @@ use nalgebra::DMatrix;
 /// If `q` or `out` do not match `model.dof()`.
 pub fn mass_matrix(model: &Model, ws: &mut Workspace, q: &[f64], out: &mut DMatrix<f64>) {
     let n = model.dof();
-    assert_eq!(out.shape(), (n, n), "mass matrix buffer has the wrong shape");
+    assert_eq!(
+        out.shape(),
+        (n, n),
+        "mass matrix buffer has the wrong shape"
+    );
     forward_kinematics(model, ws, q);
     ws.composite.copy_from_slice(&ws.m_bar);
     out.fill(0.0);

@@ -19,7 +19,11 @@ pub fn point_jacobian(
     offset: &Vec3,
     out: &mut DMatrix<f64>,
 ) {
-    assert_eq!(out.shape(), (3, model.dof()), "point Jacobian buffer has the wrong shape");
+    assert_eq!(
+        out.shape(),
+        (3, model.dof()),
+        "point Jacobian buffer has the wrong shape"
+    );
     let p = ws.pose[body].transform_point(offset);
     out.fill(0.0);
     for j in model.ancestors_inclusive(body) {
@@ -43,7 +47,11 @@ pub fn frame_jacobian(
     placement: &Transform,
     out: &mut DMatrix<f64>,
 ) {
-    assert_eq!(out.shape(), (6, model.dof()), "frame Jacobian buffer has the wrong shape");
+    assert_eq!(
+        out.shape(),
+        (6, model.dof()),
+        "frame Jacobian buffer has the wrong shape"
+    );
     let p = ws.pose[body].transform_point(&placement.translation);
     out.fill(0.0);
     for j in model.ancestors_inclusive(body) {

@@ -101,5 +101,10 @@ impl Workspace {
 /// Checks a generalized vector's length.
 #[track_caller]
 pub(crate) fn check_len(name: &str, v: &[f64], n: usize) {
-    assert_eq!(v.len(), n, "{name} has length {} but the model has {n} DoF", v.len());
+    assert_eq!(
+        v.len(),
+        n,
+        "{name} has length {} but the model has {n} DoF",
+        v.len()
+    );
 }

@@ -239,7 +239,7 @@ impl Model {
             }
         }
         for j in &mut self.joints {
-            j.actuated = names.iter().any(|n| *n == j.name);
+            j.actuated = names.contains(&j.name);
         }
         Ok(self)
     }

@@ -51,7 +51,7 @@ pub fn pendulum_urdf(spec: &PendulumSpec) -> Result<String, String> {
     let _ = writeln!(s, "<?xml version=\"1.0\"?>");
     let _ = writeln!(
         s,
-        "<!-- {links}-link planar pendulum written by `vito robot pendulum --links {links}`:\n     \
+        "<!-- {links}-link planar pendulum written by the command `vito robot pendulum` with {links} links:\n     \
          uniform thin rods of {mass} kg and {length} m, continuous joints about y, hanging along -z at q = 0. -->"
     );
     let _ = writeln!(s, "<robot name=\"pendulum{links}\">");

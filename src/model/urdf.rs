@@ -27,10 +27,10 @@
 //! Bodies are numbered depth-first from the root, children in the order their joints appear in
 //! the file. The root must be unique.
 
-use super::{
-    BaseKind, ContactPoint, Frame, Joint, JointKind, JointLimits, Model, Spring,
+use super::{BaseKind, ContactPoint, Frame, Joint, JointKind, JointLimits, Model, Spring};
+use crate::spatial::{
+    Mat3, Mat6, Transform, Vec3, Vec6, spatial_inertia, stack, transform_inertia,
 };
-use crate::spatial::{Mat3, Mat6, Transform, Vec3, Vec6, spatial_inertia, stack, transform_inertia};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -168,9 +168,9 @@ fn scan_extras(text: &str) -> Result<Extras, String> {
         }
     };
     loop {
-        let event = reader.read_event().map_err(|e| {
-            format!("XML error at byte {}: {e}", reader.error_position())
-        })?;
+        let event = reader
+            .read_event()
+            .map_err(|e| format!("XML error at byte {}: {e}", reader.error_position()))?;
         let (start, empty) = match &event {
             Event::Start(e) => (Some(e), false),
             Event::Empty(e) => (Some(e), true),
@@ -424,7 +424,13 @@ impl Builder<'_> {
                 j.actuated = self.extras.transmitted.contains(&j.name);
             }
         }
-        Ok(Model::new(robot.name.clone(), base, joints, contacts, frames))
+        Ok(Model::new(
+            robot.name.clone(),
+            base,
+            joints,
+            contacts,
+            frames,
+        ))
     }
 
     fn check_joint_kind(&self, j: &urdf_rs::Joint) -> Result<(), UrdfError> {
@@ -477,7 +483,9 @@ impl Builder<'_> {
         if vals.iter().any(|v| !v.is_finite()) {
             return Err(bad("inertia has a non-finite entry".into()));
         }
-        let tensor = Mat3::new(t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz);
+        let tensor = Mat3::new(
+            t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz,
+        );
         let mut eig: Vec<f64> = tensor.symmetric_eigenvalues().iter().copied().collect();
         eig.sort_by(f64::total_cmp);
         let scale = eig[2].abs().max(f64::MIN_POSITIVE);
@@ -507,7 +515,9 @@ impl Builder<'_> {
         let a = vec3(&j.axis.xyz.0);
         let norm = a.norm();
         if !(norm > 1e-12 && norm.is_finite()) {
-            return Err(self.err_joint(&j.name, format!("axis {:?} has no direction", j.axis.xyz.0)));
+            return Err(
+                self.err_joint(&j.name, format!("axis {:?} has no direction", j.axis.xyz.0))
+            );
         }
         let axis = a / norm;
         let kind = if j.joint_type == T::Prismatic {
@@ -682,7 +692,9 @@ impl Lump {
         let i = &link.inertial;
         let frame = placement.compose(&pose(&i.origin));
         let t = &i.inertia;
-        let tensor = Mat3::new(t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz);
+        let tensor = Mat3::new(
+            t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz,
+        );
         let m = i.mass.value;
         let local = spatial_inertia(m, &Vec3::zeros(), &tensor);
         self.inertia += transform_inertia(&frame, &local);

@@ -1,0 +1,5 @@
+//! Writing results: atomic file output (and, as they arrive, CSV/JSON reports, plots, filmstrips).
+
+mod atomic;
+
+pub use atomic::write_atomic;
