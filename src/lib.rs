@@ -24,3 +24,4 @@ pub mod dynamics;
 pub mod model;
 pub mod output;
 pub mod spatial;
+pub mod vi;

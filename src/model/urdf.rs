@@ -650,7 +650,8 @@ impl Builder<'_> {
         Some(joints.len() - 1)
     }
 
-    /// Refuses joints whose motion moves no mass: the mass matrix would be singular.
+    /// Refuses joints that carry no mass and no inertia at all (massless links only): their
+    /// mass matrix would be singular everywhere.
     fn check_moves_mass(&self, joints: &[Joint]) -> Result<(), UrdfError> {
         let n = joints.len();
         let mut composite: Vec<Mat6> = joints.iter().map(|j| j.inertia).collect();
@@ -661,12 +662,11 @@ impl Builder<'_> {
             }
         }
         for (j, c) in joints.iter().zip(&composite) {
-            let s: &Vec6 = &j.twist;
-            if s.dot(&(c * s)) <= 1e-12 {
+            if c.amax() == 0.0 {
                 return Err(self.err_joint(
                     &j.name,
-                    "moves no mass: the links it carries have no inertia about its axis, so the \
-                     mass matrix would be singular"
+                    "moves no mass: every link it carries is massless, so the mass matrix would \
+                     be singular"
                         .into(),
                 ));
             }

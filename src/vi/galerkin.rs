@@ -234,8 +234,13 @@ mod tests {
         for s in 1..=MAX_STAGE_ORDER {
             let g = Galerkin::new(s).unwrap();
             for deg in 0..2 * s {
-                let q: f64 = (0..=s).map(|a| g.w(a) * g.nodes()[a].powi(deg as i32)).sum();
-                assert!((q - 1.0 / (deg + 1) as f64).abs() < 1e-14, "s={s} deg={deg}");
+                let q: f64 = (0..=s)
+                    .map(|a| g.w(a) * g.nodes()[a].powi(deg as i32))
+                    .sum();
+                assert!(
+                    (q - 1.0 / (deg + 1) as f64).abs() < 1e-14,
+                    "s={s} deg={deg}"
+                );
             }
             // And not beyond (Lobatto has degree of exactness 2s − 1).
             let d = 2 * s;
@@ -251,10 +256,19 @@ mod tests {
             let mut d = vec![0.0; s + 1];
             for deg in 0..=s {
                 let f = |t: f64| t.powi(deg as i32);
-                let df = |t: f64| if deg == 0 { 0.0 } else { deg as f64 * t.powi(deg as i32 - 1) };
+                let df = |t: f64| {
+                    if deg == 0 {
+                        0.0
+                    } else {
+                        deg as f64 * t.powi(deg as i32 - 1)
+                    }
+                };
                 for al in 0..=s {
                     let num: f64 = (0..=s).map(|be| g.b(al, be) * f(g.nodes()[be])).sum();
-                    assert!((num - df(g.nodes()[al])).abs() < 1e-11, "s={s} deg={deg} α={al}");
+                    assert!(
+                        (num - df(g.nodes()[al])).abs() < 1e-11,
+                        "s={s} deg={deg} α={al}"
+                    );
                 }
                 let tau = 0.37;
                 g.basis_derivative(tau, &mut d);

@@ -100,11 +100,21 @@ pub fn random_tree_urdf(seed: u64, joints: usize) -> String {
             moving += 1;
         }
         let axis = triple(&mut r, 1.0);
+        let dynamics = if r.random_range(0..3) == 0 {
+            format!(
+                "<dynamics damping=\"{}\" spring_stiffness=\"{}\" spring_reference=\"{}\"/>",
+                r.random_range(0.0..0.5),
+                r.random_range(0.0..20.0),
+                r.random_range(-0.5..0.5)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
             "<joint name=\"j{k}\" type=\"{kind}\"><parent link=\"l{parent}\"/><child link=\"l{k}\"/>\
              <origin xyz=\"{}\" rpy=\"{}\"/><axis xyz=\"{axis}\"/>\
-             <limit lower=\"-2\" upper=\"2\" effort=\"100\" velocity=\"10\"/></joint>",
+             <limit lower=\"-2\" upper=\"2\" effort=\"100\" velocity=\"10\"/>{dynamics}</joint>",
             triple(&mut r, 0.5),
             triple(&mut r, 3.0)
         );

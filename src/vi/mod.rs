@@ -1,0 +1,150 @@
+//! The Galerkin variational integrator of seed 000 and its fast recursive algorithms.
+//!
+//! One *stage* `k` spans `[kΔt, (k+1)Δt]` with control points `q^{k,0..=s}`; its discrete
+//! Euler–Lagrange (DEL) equations (Eq. 5) are
+//!
+//! ```text
+//! r^{k,0} = p^k + D_1 L_d + F_d^{k,0}            = 0
+//! r^{k,α} =       D_{α+1} L_d + F_d^{k,α}        = 0     α = 1..s−1
+//! p^{k+1} =       D_{s+1} L_d + F_d^{k,s}
+//! ```
+//!
+//! - [`del_residual`] evaluates them in O(sn) (Algorithm 1, Proposition 1);
+//! - [`newton_direction`] solves `J δq̄ = −r` for `q^{k,1..=s}` in O(s³n) (Algorithms I.1/I.2);
+//! - [`linearize`] differentiates the stage in O(s²n²) (Algorithms 2, 3 and the chain rule);
+//! - [`simulate`](simulate::simulate) steps a robot forward with Newton's method.
+//!
+//! Forces: gravity (through the model), joint springs and dampers, actuator torques `u` on the
+//! actuated joints, and world-frame point forces on bodies ([`PointLoad`]) — contact and
+//! constraint forces enter that way. All are sampled at the control points and weighted by the
+//! quadrature, `F_d^{k,α} = w^α Δt F(t^{k,α})`.
+
+mod del;
+pub mod galerkin;
+mod linearize;
+mod newton;
+
+pub use del::del_residual;
+pub use galerkin::Galerkin;
+pub use linearize::{StageJacobian, linearize};
+pub use newton::{SingularJacobian, newton_direction};
+
+use crate::model::Model;
+use crate::spatial::{Mat6, Transform, Vec3, Vec6};
+
+/// A point fixed on a body where a world-frame force acts (contact, constraint or external).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointLoad {
+    /// Body index.
+    pub body: usize,
+    /// Point in the body frame.
+    pub offset: Vec3,
+}
+
+/// The inputs of one stage. Control point `α` of a per-point array starts at `α · width`.
+#[derive(Clone, Copy, Debug)]
+pub struct Stage<'a> {
+    /// Time step `Δt` (> 0).
+    pub dt: f64,
+    /// Discrete momentum `p^k` (n).
+    pub p: &'a [f64],
+    /// Control points `q^{k,0..=s}` ((s+1)·n).
+    pub q: &'a [f64],
+    /// Actuator torques `u^{k,0..=s}` on `Model::actuated_joints()` ((s+1)·n_u).
+    pub u: &'a [f64],
+    /// Points where external forces act.
+    pub loads: &'a [PointLoad],
+    /// World-frame forces at the loads, `forces[(α·loads + l)·3 ..][..3]` ((s+1)·loads·3).
+    pub forces: &'a [f64],
+}
+
+impl Stage<'_> {
+    #[track_caller]
+    fn check(&self, model: &Model, gal: &Galerkin, n_u: usize) {
+        let (n, m) = (model.dof(), gal.s() + 1);
+        assert!(self.dt > 0.0, "time step must be positive");
+        assert_eq!(self.p.len(), n, "p^k must have n entries");
+        assert_eq!(self.q.len(), m * n, "q must hold s+1 control points");
+        assert_eq!(self.u.len(), m * n_u, "u must hold s+1 control points");
+        assert_eq!(
+            self.forces.len(),
+            m * self.loads.len() * 3,
+            "forces must hold s+1 points"
+        );
+    }
+}
+
+/// Buffers for the stage algorithms of one model and one integrator; entries of body `i` at
+/// control point `α` live at index `i·(s+1) + α`.
+#[derive(Clone, Debug)]
+pub struct StageWorkspace {
+    n: usize,
+    s: usize,
+    actuated: Vec<Option<usize>>,
+    n_u: usize,
+    pub(crate) g: Vec<Transform>,
+    pub(crate) sb: Vec<Vec6>,
+    pub(crate) mb: Vec<Mat6>,
+    pub(crate) v: Vec<Vec6>,
+    pub(crate) sd: Vec<Vec6>,
+    pub(crate) qd: Vec<f64>,
+    pub(crate) mu: Vec<Vec6>,
+    pub(crate) gam: Vec<Vec6>,
+    pub(crate) fb: Vec<Vec6>,
+    pub(crate) d1f: Vec<Mat6>,
+    pub(crate) r: Vec<f64>,
+    pub(crate) newton: newton::NewtonBuffers,
+    pub(crate) lin: linearize::LinearizeBuffers,
+}
+
+impl StageWorkspace {
+    /// Buffers for `model` under the integrator `gal`.
+    pub fn new(model: &Model, gal: &Galerkin) -> Self {
+        let n = model.dof();
+        let s = gal.s();
+        let m = s + 1;
+        let mut actuated = vec![None; n];
+        let mut n_u = 0;
+        for i in model.actuated_joints() {
+            actuated[i] = Some(n_u);
+            n_u += 1;
+        }
+        Self {
+            n,
+            s,
+            actuated,
+            n_u,
+            g: vec![Transform::identity(); n * m],
+            sb: vec![Vec6::zeros(); n * m],
+            mb: vec![Mat6::zeros(); n * m],
+            v: vec![Vec6::zeros(); n * m],
+            sd: vec![Vec6::zeros(); n * m],
+            qd: vec![0.0; n * m],
+            mu: vec![Vec6::zeros(); n * m],
+            gam: vec![Vec6::zeros(); n * m],
+            fb: vec![Vec6::zeros(); n * m],
+            d1f: vec![Mat6::zeros(); n * m],
+            r: vec![0.0; n * m],
+            newton: newton::NewtonBuffers::new(n, s),
+            lin: linearize::LinearizeBuffers::new(n, s),
+        }
+    }
+
+    /// Number of actuator inputs per control point.
+    pub fn n_u(&self) -> usize {
+        self.n_u
+    }
+
+    #[track_caller]
+    fn check(&self, model: &Model, gal: &Galerkin) {
+        assert!(
+            self.n == model.dof() && self.s == gal.s(),
+            "stage workspace built for another model or integrator"
+        );
+    }
+
+    #[inline]
+    fn idx(&self, i: usize, alpha: usize) -> usize {
+        i * (self.s + 1) + alpha
+    }
+}
