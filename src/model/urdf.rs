@@ -29,7 +29,7 @@
 
 use super::{BaseKind, ContactPoint, Frame, Joint, JointKind, JointLimits, Model, Spring};
 use crate::spatial::{
-    Mat3, Mat6, Transform, Vec3, Vec6, spatial_inertia, stack, transform_inertia,
+    Mat3, Mat6, Transform, Vec3, spatial_inertia, stack, transform_inertia,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

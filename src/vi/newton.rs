@@ -409,12 +409,12 @@ pub(crate) fn solve(
             dqi[ga] = v;
             dq[(ga - 1) * n + i] = v;
         }
-        for nu in 1..=s {
+        for (nu, &dq_nu) in dqi.iter().enumerate().take(s + 1).skip(1) {
             let par = j
                 .parent
                 .map_or_else(Vec6::zeros, |p| nb.eta[nb.sm(p, nu - 1)]);
             let id = nb.sm(i, nu - 1);
-            nb.eta[id] = par + ws.sb[k0 + nu] * dqi[nu];
+            nb.eta[id] = par + ws.sb[k0 + nu] * dq_nu;
         }
         for r in 0..m {
             let dqd: f64 = (1..=s).map(|ga| gal.b(r, ga) * dqi[ga]).sum::<f64>() / dt;
