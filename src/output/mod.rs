@@ -1,5 +1,37 @@
-//! Writing results: atomic file output (and, as they arrive, CSV/JSON reports, plots, filmstrips).
+//! Writing results: atomic file output, plots and filmstrips (and, as they arrive, CSV/JSON
+//! reports). Every file is written to a temporary name and renamed into place.
 
 mod atomic;
 
 pub use atomic::write_atomic;
+
+use std::path::PathBuf;
+
+/// A result file that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// An I/O failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A plot or picture could not be drawn.
+    #[error("{path}: cannot draw: {message}")]
+    Draw {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A CSV file could not be written.
+    #[error("{path}: {message}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
