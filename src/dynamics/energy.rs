@@ -46,3 +46,17 @@ pub fn center_of_mass(model: &Model, ws: &mut Workspace, q: &[f64]) -> Vec3 {
     }
     if mass > 0.0 { first / mass } else { first }
 }
+
+/// Potential energy stored in the joint springs, `Σ_i ½ k_i (q_i − q_rest,i)²`.
+///
+/// # Panics
+/// If `q` does not have length `model.dof()`.
+pub fn spring_energy(model: &Model, q: &[f64]) -> f64 {
+    assert_eq!(q.len(), model.dof());
+    model
+        .joints()
+        .iter()
+        .zip(q)
+        .filter_map(|(j, &qi)| j.spring.map(|s| 0.5 * s.stiffness * (qi - s.rest).powi(2)))
+        .sum()
+}

@@ -18,7 +18,7 @@ mod rnea;
 
 pub use aba::forward_dynamics;
 pub use crba::mass_matrix;
-pub use energy::{center_of_mass, kinetic_energy, potential_energy};
+pub use energy::{center_of_mass, kinetic_energy, potential_energy, spring_energy};
 pub use jacobian::{frame_jacobian, point_jacobian};
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use rnea::{bias_forces, inverse_dynamics};

@@ -28,9 +28,7 @@
 //! the file. The root must be unique.
 
 use super::{BaseKind, ContactPoint, Frame, Joint, JointKind, JointLimits, Model, Spring};
-use crate::spatial::{
-    Mat3, Mat6, Transform, Vec3, spatial_inertia, stack, transform_inertia,
-};
+use crate::spatial::{Mat3, Mat6, Transform, Vec3, spatial_inertia, stack, transform_inertia};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 

@@ -19,11 +19,16 @@
 //! constraint forces enter that way. All are sampled at the control points and weighted by the
 //! quadrature, `F_d^{k,α} = w^α Δt F(t^{k,α})`.
 
+mod constrained;
 mod del;
 pub mod galerkin;
 mod linearize;
 mod newton;
+pub mod simulate;
 
+pub use constrained::{
+    ConstraintWorkspace, PointConstraint, constrained_newton_direction, constrained_residual,
+};
 pub use del::del_residual;
 pub use galerkin::Galerkin;
 pub use linearize::{StageJacobian, linearize};

@@ -1,0 +1,318 @@
+//! Simulation with the variational integrator: each stage's DEL equations are solved by Newton's
+//! method with the O(n) direction of Algorithms I.1/I.2 (or the constrained variant of §3.3) and a
+//! backtracking line search.
+
+use super::constrained::{
+    ConstraintWorkspace, PointConstraint, constrained_newton_direction, constrained_residual,
+};
+use super::{Galerkin, Stage, StageWorkspace, del_residual, newton_direction};
+use crate::dynamics::{Workspace, mass_matrix, potential_energy, spring_energy};
+use crate::model::Model;
+use nalgebra::{DMatrix, DVector};
+
+/// Step size, horizon and Newton settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimulationOptions {
+    /// Time step `Δt` (s).
+    pub dt: f64,
+    /// Number of steps.
+    pub steps: usize,
+    /// Newton stops when `‖r‖_∞ ≤ tolerance · max(1, ‖p^k‖_∞)` and every constraint
+    /// `|h| ≤ tolerance` (m).
+    pub tolerance: f64,
+    /// Newton iterations allowed per step.
+    pub max_iterations: usize,
+}
+
+impl Default for SimulationOptions {
+    fn default() -> Self {
+        Self {
+            dt: 0.01,
+            steps: 100,
+            tolerance: 1e-11,
+            max_iterations: 30,
+        }
+    }
+}
+
+/// A simulated motion sampled at the knots `t_k = kΔt`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trajectory {
+    /// Joint names (columns of `q`, `v`, `p`).
+    pub joint_names: Vec<String>,
+    /// Knot times.
+    pub time: Vec<f64>,
+    /// Configurations `q^{k,0}`.
+    pub q: Vec<Vec<f64>>,
+    /// Velocities `M(q^k)⁻¹ p^k` from the discrete momentum (order 2s accurate at the knots).
+    pub v: Vec<Vec<f64>>,
+    /// Discrete momenta `p^k`.
+    pub p: Vec<Vec<f64>>,
+    /// Total energy `½ pᵀM⁻¹p + V_gravity + V_springs` at each knot.
+    pub energy: Vec<f64>,
+    /// Newton iterations of each step.
+    pub iterations: Vec<usize>,
+}
+
+/// Why a simulation stopped early.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepFailure {
+    /// The step that failed (0-based), i.e. the stage from `t = step·Δt`.
+    pub step: usize,
+    /// Its start time.
+    pub time: f64,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// The result of [`simulate`]: the trajectory up to the end or to the failing step.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    /// The knots reached.
+    pub trajectory: Trajectory,
+    /// `Some` if a step did not converge.
+    pub failure: Option<StepFailure>,
+}
+
+/// Simulates `model` from `(q0, v0)` with the Galerkin integrator `gal`.
+///
+/// The initial momentum is the Legendre transform `p⁰ = M(q0) v0`. Each stage predicts
+/// `q^{k,1..=s}` by extrapolating the previous stage's interpolant, then runs Newton's method on
+/// Eqs. 5a–5b (6a, 6b, 6d with constraints) with the exact direction and a backtracking line
+/// search on `‖r‖²`; `p^{k+1}` follows from Eq. 5c. `controls(t, u)` fills the actuator torques
+/// (in `model.actuated_joints()` order) at time `t`; it is sampled at the control points.
+///
+/// # Panics
+/// If `q0`/`v0` do not have `model.dof()` entries or `opts.dt ≤ 0`.
+pub fn simulate(
+    model: &Model,
+    gal: &Galerkin,
+    q0: &[f64],
+    v0: &[f64],
+    controls: &mut dyn FnMut(f64, &mut [f64]),
+    constraints: &[PointConstraint],
+    opts: &SimulationOptions,
+) -> Simulation {
+    let n = model.dof();
+    let s = gal.s();
+    let m = s + 1;
+    assert!(q0.len() == n && v0.len() == n && opts.dt > 0.0);
+    let dt = opts.dt;
+    let mut ws = StageWorkspace::new(model, gal);
+    let mut cws = ConstraintWorkspace::new(model, gal, constraints);
+    let nc = cws.len();
+    let n_u = ws.n_u();
+    let mut energy = EnergyMeter::new(model);
+
+    let mut p = energy.momentum(q0, v0);
+    let mut q = vec![0.0; m * n];
+    for (al, &tau) in gal.nodes().iter().enumerate() {
+        for i in 0..n {
+            q[al * n + i] = q0[i] + tau * dt * v0[i];
+        }
+    }
+    let mut lambda = vec![0.0; s * nc];
+    let mut u = vec![0.0; m * n_u];
+    let (mut dq, mut dl) = (vec![0.0; s * n], vec![0.0; s * nc]);
+    let (mut q_trial, mut l_trial) = (q.clone(), lambda.clone());
+    let mut p_next = vec![0.0; n];
+    let mut r_buf = vec![0.0; s * n];
+    let mut basis = vec![0.0; m];
+
+    let mut traj = Trajectory {
+        joint_names: model.joint_names(),
+        ..Trajectory::default()
+    };
+    let record = |traj: &mut Trajectory, t: f64, q: &[f64], p: &[f64], e: &mut EnergyMeter| {
+        let (v, h) = e.velocity_and_energy(q, p);
+        traj.time.push(t);
+        traj.q.push(q.to_vec());
+        traj.v.push(v);
+        traj.p.push(p.to_vec());
+        traj.energy.push(h);
+    };
+    record(&mut traj, 0.0, q0, &p, &mut energy);
+
+    for k in 0..opts.steps {
+        let t0 = k as f64 * dt;
+        for (al, &tau) in gal.nodes().iter().enumerate() {
+            controls(t0 + tau * dt, &mut u[al * n_u..(al + 1) * n_u]);
+        }
+        let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+        let tol_r = opts.tolerance * scale;
+        let tol_h = opts.tolerance;
+        let mut converged = false;
+        let mut iterations = 0;
+        let mut failure = String::new();
+        for it in 0..opts.max_iterations {
+            iterations = it + 1;
+            let stage = Stage {
+                dt,
+                p: &p,
+                q: &q,
+                u: &u,
+                loads: &[],
+                forces: &[],
+            };
+            let dir = if nc == 0 {
+                newton_direction(model, gal, &mut ws, &stage, &mut dq).map(|r| (r, 0.0))
+            } else {
+                constrained_newton_direction(
+                    model, gal, &mut ws, &mut cws, &stage, &lambda, &mut dq, &mut dl,
+                )
+            };
+            let (rn, hn) = match dir {
+                Ok(norms) => norms,
+                Err(e) => {
+                    failure = e.to_string();
+                    break;
+                }
+            };
+            if rn <= tol_r && hn <= tol_h {
+                converged = true;
+                break;
+            }
+            let merit = |r: f64, h: f64| (r / scale).powi(2) + h.powi(2);
+            let m0 = merit(rn, hn);
+            let mut t = 1.0;
+            let accepted = loop {
+                for a in 1..m {
+                    for i in 0..n {
+                        q_trial[a * n + i] = q[a * n + i] + t * dq[(a - 1) * n + i];
+                    }
+                }
+                q_trial[..n].copy_from_slice(&q[..n]);
+                for (lt, (l, d)) in l_trial.iter_mut().zip(lambda.iter().zip(&dl)) {
+                    *lt = l + t * d;
+                }
+                let trial = Stage {
+                    dt,
+                    p: &p,
+                    q: &q_trial,
+                    u: &u,
+                    loads: &[],
+                    forces: &[],
+                };
+                let (rt, ht) = if nc == 0 {
+                    del_residual(model, gal, &mut ws, &trial, &mut r_buf, &mut p_next);
+                    (r_buf.iter().fold(0.0f64, |a, x| a.max(x.abs())), 0.0)
+                } else {
+                    constrained_residual(model, gal, &mut ws, &mut cws, &trial, &l_trial, None)
+                };
+                if rt.is_finite() && ht.is_finite() && merit(rt, ht) <= (1.0 - 1e-4 * t) * m0 {
+                    break true;
+                }
+                t *= 0.5;
+                if t < 1e-6 {
+                    break false;
+                }
+            };
+            if !accepted {
+                // At the round-off floor the merit cannot decrease any more.
+                if rn <= 1e4 * tol_r && hn <= 1e4 * tol_h {
+                    converged = true;
+                } else {
+                    failure = format!(
+                        "line search failed with residual {rn:.3e} (tolerance {tol_r:.1e})"
+                    );
+                }
+                break;
+            }
+            std::mem::swap(&mut q, &mut q_trial);
+            std::mem::swap(&mut lambda, &mut l_trial);
+        }
+        if !converged {
+            if failure.is_empty() {
+                failure = format!(
+                    "Newton did not converge in {} iterations",
+                    opts.max_iterations
+                );
+            }
+            return Simulation {
+                trajectory: traj,
+                failure: Some(StepFailure {
+                    step: k,
+                    time: t0,
+                    message: failure,
+                }),
+            };
+        }
+        // p^{k+1} by Eq. 5c at the solution.
+        let stage = Stage {
+            dt,
+            p: &p,
+            q: &q,
+            u: &u,
+            loads: &[],
+            forces: &[],
+        };
+        if nc == 0 {
+            del_residual(model, gal, &mut ws, &stage, &mut r_buf, &mut p_next);
+        } else {
+            constrained_residual(
+                model,
+                gal,
+                &mut ws,
+                &mut cws,
+                &stage,
+                &lambda,
+                Some(&mut p_next),
+            );
+        }
+        p.copy_from_slice(&p_next);
+        traj.iterations.push(iterations);
+        record(&mut traj, (k + 1) as f64 * dt, &q[s * n..], &p, &mut energy);
+        // Predict the next stage by extrapolating this stage's interpolant.
+        let prev = q.clone();
+        for (al, &tau) in gal.nodes().iter().enumerate() {
+            gal.basis(1.0 + tau, &mut basis);
+            for i in 0..n {
+                q[al * n + i] = (0..m).map(|b| basis[b] * prev[b * n + i]).sum();
+            }
+        }
+        q[..n].copy_from_slice(&prev[s * n..]);
+    }
+    Simulation {
+        trajectory: traj,
+        failure: None,
+    }
+}
+
+/// Momentum, velocity and energy at the knots.
+struct EnergyMeter<'a> {
+    model: &'a Model,
+    ws: Workspace,
+    mass: DMatrix<f64>,
+}
+
+impl<'a> EnergyMeter<'a> {
+    fn new(model: &'a Model) -> Self {
+        Self {
+            model,
+            ws: Workspace::new(model),
+            mass: DMatrix::zeros(model.dof(), model.dof()),
+        }
+    }
+
+    /// `p = M(q) v`.
+    fn momentum(&mut self, q: &[f64], v: &[f64]) -> Vec<f64> {
+        mass_matrix(self.model, &mut self.ws, q, &mut self.mass);
+        (&self.mass * DVector::from_column_slice(v))
+            .as_slice()
+            .to_vec()
+    }
+
+    /// `v = M(q)⁻¹ p` and `½ pᵀv + V(q)`.
+    fn velocity_and_energy(&mut self, q: &[f64], p: &[f64]) -> (Vec<f64>, f64) {
+        mass_matrix(self.model, &mut self.ws, q, &mut self.mass);
+        let pv = DVector::from_column_slice(p);
+        let v = self.mass.clone().cholesky().map_or_else(
+            || DVector::from_element(p.len(), f64::NAN),
+            |c| c.solve(&pv),
+        );
+        let e = 0.5 * pv.dot(&v)
+            + potential_energy(self.model, &mut self.ws, q)
+            + spring_energy(self.model, q);
+        (v.as_slice().to_vec(), e)
+    }
+}
