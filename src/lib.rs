@@ -25,3 +25,4 @@ pub mod model;
 pub mod output;
 pub mod spatial;
 pub mod vi;
+pub mod problem;

@@ -2,6 +2,7 @@
 
 mod model;
 mod robot;
+mod simulate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,6 +21,8 @@ enum Command {
     Model(model::ModelArgs),
     /// Write one of the built-in robot descriptions.
     Robot(robot::RobotArgs),
+    /// Simulate a robot with the variational integrator.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
@@ -36,5 +39,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Model(a) => model::run(a),
         Command::Robot(a) => robot::run(a),
+        Command::Simulate(a) => simulate::run(a),
     }
 }

@@ -2,8 +2,10 @@
 //! reports). Every file is written to a temporary name and renamed into place.
 
 mod atomic;
+mod trajectory;
 
 pub use atomic::write_atomic;
+pub use trajectory::write_simulation_csv;
 
 use std::path::PathBuf;
 

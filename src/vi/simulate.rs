@@ -6,7 +6,9 @@ use super::constrained::{
     ConstraintWorkspace, PointConstraint, constrained_newton_direction, constrained_residual,
 };
 use super::{Galerkin, Stage, StageWorkspace, del_residual, newton_direction};
-use crate::dynamics::{Workspace, mass_matrix, potential_energy, spring_energy};
+use crate::dynamics::{
+    Workspace, forward_dynamics, mass_matrix, potential_energy, spring_energy,
+};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
 
@@ -77,7 +79,7 @@ pub struct Simulation {
 /// Simulates `model` from `(q0, v0)` with the Galerkin integrator `gal`.
 ///
 /// The initial momentum is the Legendre transform `p⁰ = M(q0) v0`. Each stage predicts
-/// `q^{k,1..=s}` by extrapolating the previous stage's interpolant, then runs Newton's method on
+/// `q^{k,1..=s}` by a Taylor step with the forward-dynamics acceleration, then runs Newton's method on
 /// Eqs. 5a–5b (6a, 6b, 6d with constraints) with the exact direction and a backtracking line
 /// search on `‖r‖²`; `p^{k+1}` follows from Eq. 5c. `controls(t, u)` fills the actuator torques
 /// (in `model.actuated_joints()` order) at time `t`; it is sampled at the control points.
@@ -106,18 +108,15 @@ pub fn simulate(
 
     let mut p = energy.momentum(q0, v0);
     let mut q = vec![0.0; m * n];
-    for (al, &tau) in gal.nodes().iter().enumerate() {
-        for i in 0..n {
-            q[al * n + i] = q0[i] + tau * dt * v0[i];
-        }
-    }
+    let actuated = model.actuated_joints();
+    let mut tau = vec![0.0; n];
+    let mut qdd = vec![0.0; n];
     let mut lambda = vec![0.0; s * nc];
     let mut u = vec![0.0; m * n_u];
     let (mut dq, mut dl) = (vec![0.0; s * n], vec![0.0; s * nc]);
     let (mut q_trial, mut l_trial) = (q.clone(), lambda.clone());
     let mut p_next = vec![0.0; n];
     let mut r_buf = vec![0.0; s * n];
-    let mut basis = vec![0.0; m];
 
     let mut traj = Trajectory {
         joint_names: model.joint_names(),
@@ -132,11 +131,29 @@ pub fn simulate(
         traj.energy.push(h);
     };
     record(&mut traj, 0.0, q0, &p, &mut energy);
+    q[..n].copy_from_slice(q0);
 
     for k in 0..opts.steps {
         let t0 = k as f64 * dt;
-        for (al, &tau) in gal.nodes().iter().enumerate() {
-            controls(t0 + tau * dt, &mut u[al * n_u..(al + 1) * n_u]);
+        for (al, &node) in gal.nodes().iter().enumerate() {
+            controls(t0 + node * dt, &mut u[al * n_u..(al + 1) * n_u]);
+        }
+        // Predict q^{k,1..=s} by a second-order Taylor step from the knot, with the velocity
+        // M⁻¹p^k and the acceleration of the articulated-body algorithm (constraints ignored).
+        {
+            let (qk, rest) = q.split_at_mut(n);
+            let v = &traj.v[k];
+            model.passive_forces(qk, v, &mut tau);
+            for (c, &i) in actuated.iter().enumerate() {
+                tau[i] += u[c];
+            }
+            forward_dynamics(model, &mut energy.ws, qk, v, &tau, &mut qdd);
+            for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
+                let h = node * dt;
+                for i in 0..n {
+                    rest[(al - 1) * n + i] = qk[i] + h * v[i] + 0.5 * h * h * qdd[i];
+                }
+            }
         }
         let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
         let tol_r = opts.tolerance * scale;
@@ -262,15 +279,7 @@ pub fn simulate(
         p.copy_from_slice(&p_next);
         traj.iterations.push(iterations);
         record(&mut traj, (k + 1) as f64 * dt, &q[s * n..], &p, &mut energy);
-        // Predict the next stage by extrapolating this stage's interpolant.
-        let prev = q.clone();
-        for (al, &tau) in gal.nodes().iter().enumerate() {
-            gal.basis(1.0 + tau, &mut basis);
-            for i in 0..n {
-                q[al * n + i] = (0..m).map(|b| basis[b] * prev[b * n + i]).sum();
-            }
-        }
-        q[..n].copy_from_slice(&prev[s * n..]);
+        q.copy_within(s * n.., 0);
     }
     Simulation {
         trajectory: traj,

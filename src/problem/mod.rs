@@ -1,0 +1,77 @@
+//! YAML input files: their serde schemas and validation into ready-to-run problems.
+//!
+//! Unknown keys are refused. Every error names the file and the field path (`torques.times[2]`)
+//! and, where the YAML parser gives it, the line and column, and says what is allowed.
+
+mod simulation;
+
+pub use simulation::{
+    Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,
+    load_simulation,
+};
+
+use crate::model::UrdfError;
+use std::path::{Path, PathBuf};
+
+/// An input file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProblemError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The YAML does not parse or does not fit the schema (message has the field path, line and
+    /// column).
+    #[error("{path}: {message}")]
+    Yaml {
+        /// The file.
+        path: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A field has a value that is not allowed.
+    #[error("{path}: {field}: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// The field path.
+        field: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// The robot file named by the problem could not be loaded.
+    #[error("{path}: robot: {source}")]
+    Robot {
+        /// The problem file.
+        path: String,
+        /// The URDF error.
+        source: UrdfError,
+    },
+}
+
+/// Reads and parses a YAML file into `T`.
+pub(crate) fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProblemError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ProblemError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    serde_yaml_ng::from_str(&text).map_err(|e| ProblemError::Yaml {
+        path: shown,
+        message: e.to_string(),
+    })
+}
+
+/// A path in a problem file, relative to the file's directory.
+pub(crate) fn relative_to(file: &Path, target: &str) -> PathBuf {
+    let t = Path::new(target);
+    if t.is_absolute() {
+        t.to_path_buf()
+    } else {
+        file.parent().unwrap_or_else(|| Path::new(".")).join(t)
+    }
+}
