@@ -26,3 +26,4 @@ pub mod output;
 pub mod spatial;
 pub mod vi;
 pub mod problem;
+pub mod bench;

@@ -5,6 +5,7 @@
 //! Run `cargo test --release --test convergence -- --nocapture` to print the table.
 
 use std::path::Path;
+use vito::bench::loglog_slope;
 use vito::dynamics::{Workspace, forward_dynamics};
 use vito::model::Model;
 use vito::problem::{SimulationOverrides, load_simulation};
@@ -67,16 +68,6 @@ fn error(model: &Model, q0: &[f64], s: usize, dt: f64, reference: &[Vec<f64>], r
     worst
 }
 
-fn slope(dts: &[f64], errs: &[f64]) -> f64 {
-    // Least-squares slope of log(err) against log(dt).
-    let xs: Vec<f64> = dts.iter().map(|d| d.ln()).collect();
-    let ys: Vec<f64> = errs.iter().map(|e| e.ln()).collect();
-    let (mx, my) = (xs.iter().sum::<f64>() / xs.len() as f64, ys.iter().sum::<f64>() / ys.len() as f64);
-    let num: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-    num / den
-}
-
 #[test]
 fn galerkin_integrators_converge_at_order_2s() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/sim_pendulum12.yaml");
@@ -97,7 +88,7 @@ fn galerkin_integrators_converge_at_order_2s() {
         for (dt, e) in dts.iter().zip(&errs) {
             println!("| {name} | {dt} | {e:.3e} |");
         }
-        let p = slope(&dts, &errs);
+        let p = loglog_slope(&dts, &errs);
         println!("| {name} | fitted order | **{p:.2}** |");
         assert!(p > lo && p < hi, "{name}: order {p:.2}, expected {}", 2 * s);
     }

@@ -1,5 +1,6 @@
 //! Subcommands of the `vito` binary, one file each.
 
+mod bench;
 mod model;
 mod robot;
 mod simulate;
@@ -23,6 +24,8 @@ enum Command {
     Robot(robot::RobotArgs),
     /// Simulate a robot with the variational integrator.
     Simulate(simulate::SimulateArgs),
+    /// Time the integrator's stage algorithms against the paths they replace.
+    Bench(bench::BenchArgs),
 }
 
 /// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
@@ -40,5 +43,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Model(a) => model::run(a),
         Command::Robot(a) => robot::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }

@@ -128,21 +128,31 @@ pub fn linearize(
             }
         }
         for ga in 0..m {
-            let mut block = jac.dq.view_mut((al * n, ga * n), (n, n));
-            if al == ga {
-                block += (&ws.lin.kqq[al] + &ws.lin.fq[al]) * wdt;
-                block += ws.lin.kvq[ga].clone_owned() * gal.a(al, ga);
-            } else {
-                block += &ws.lin.kvq[ga] * gal.a(al, ga);
+            // ∂r^α/∂q^γ = w^α Δt [δ_αγ (∂²K/∂q² − ∂²V/∂q² + ∂Q_load/∂q) + b^{αγ}/Δt (∂/∂q̇ ∂K/∂q)]
+            //           + Σ_β a^{αβ} [δ_βγ ∂/∂q ∂K/∂q̇ (β) + b^{βγ}/Δt ∂²K/∂q̇² (β)]
+            let c_own = gal.a(al, ga);
+            let c_cross = gal.w(al) * gal.b(al, ga);
+            let lb = &ws.lin;
+            let (own, cross) = (lb.kvq[ga].as_slice(), lb.kvq[al].as_slice());
+            let (kqq, fq) = (lb.kqq[al].as_slice(), lb.fq[al].as_slice());
+            let mut coef = [0.0; 7];
+            for (be, c) in coef.iter_mut().enumerate().take(m) {
+                *c = gal.a(al, be) * gal.b(be, ga) / dt;
             }
-            let c = gal.b(al, ga) * gal.w(al);
-            if c != 0.0 {
-                block += ws.lin.kvq[al].transpose() * c;
-            }
-            for be in 0..m {
-                let c = gal.a(al, be) * gal.b(be, ga) / dt;
-                if c != 0.0 {
-                    block += &ws.lin.kvv[be] * c;
+            let rows = jac.dq.nrows();
+            let out = jac.dq.as_mut_slice();
+            for j in 0..n {
+                let col = (ga * n + j) * rows + al * n;
+                for i in 0..n {
+                    let ij = j * n + i;
+                    let mut v = c_own * own[ij] + c_cross * cross[i * n + j];
+                    if al == ga {
+                        v += wdt * (kqq[ij] + fq[ij]);
+                    }
+                    for (be, c) in coef.iter().enumerate().take(m) {
+                        v += c * lb.kvv[be].as_slice()[ij];
+                    }
+                    out[col + i] += v;
                 }
             }
         }
