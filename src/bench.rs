@@ -48,8 +48,12 @@ impl StageCase {
         let m = gal.s() + 1;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let half_pi = std::f64::consts::FRAC_PI_2;
-        let q0: Vec<f64> = (0..n).map(|_| rng.random_range(-half_pi..half_pi)).collect();
-        let v0: Vec<f64> = (0..n).map(|_| rng.random_range(-half_pi..half_pi)).collect();
+        let q0: Vec<f64> = (0..n)
+            .map(|_| rng.random_range(-half_pi..half_pi))
+            .collect();
+        let v0: Vec<f64> = (0..n)
+            .map(|_| rng.random_range(-half_pi..half_pi))
+            .collect();
         let dt = 0.01;
         let q = (0..m * n)
             .map(|k| q0[k % n] + gal.nodes()[k / n] * dt * v0[k % n])
@@ -76,7 +80,14 @@ impl StageCase {
     /// Algorithm 1: the DEL residual. Returns `‖r‖_∞` (so the work is not optimized away).
     pub fn del(&mut self) -> f64 {
         let st = stage(self.dt, &self.p, &self.q, &self.u);
-        del_residual(&self.model, &self.gal, &mut self.ws, &st, &mut self.r, &mut self.p_next);
+        del_residual(
+            &self.model,
+            &self.gal,
+            &mut self.ws,
+            &st,
+            &mut self.r,
+            &mut self.p_next,
+        );
         self.r.iter().fold(0.0, |a, x| a.max(x.abs()))
     }
 
@@ -108,7 +119,14 @@ impl StageCase {
             for (side, e) in [h, -h].into_iter().enumerate() {
                 q[k] = self.q[k] + e;
                 let st = stage(self.dt, &self.p, &q, &self.u);
-                del_residual(&self.model, &self.gal, &mut self.ws, &st, &mut self.r, &mut self.p_next);
+                del_residual(
+                    &self.model,
+                    &self.gal,
+                    &mut self.ws,
+                    &st,
+                    &mut self.r,
+                    &mut self.p_next,
+                );
                 let mut out = self.r.clone();
                 out.extend_from_slice(&self.p_next);
                 col[side] = out;
@@ -128,7 +146,14 @@ impl StageCase {
         let sn = self.gal.s() * n;
         self.finite_differences(n);
         let st = stage(self.dt, &self.p, &self.q, &self.u);
-        del_residual(&self.model, &self.gal, &mut self.ws, &st, &mut self.r, &mut self.p_next);
+        del_residual(
+            &self.model,
+            &self.gal,
+            &mut self.ws,
+            &st,
+            &mut self.r,
+            &mut self.p_next,
+        );
         let j = self.fd.view((0, 0), (sn, sn)).into_owned();
         let rhs = -DVector::from_column_slice(&self.r);
         j.lu().solve(&rhs).map_or(f64::NAN, |x| x[0])

@@ -20,10 +20,10 @@
 //! YAML, JSON, CSV, command-line values) never panics; internal misuse between vito's own modules
 //! (mismatched dimensions) may panic, and such functions list it under `# Panics`.
 
+pub mod bench;
 pub mod dynamics;
 pub mod model;
 pub mod output;
+pub mod problem;
 pub mod spatial;
 pub mod vi;
-pub mod problem;
-pub mod bench;

@@ -26,7 +26,9 @@ fn reference(model: &Model, q0: &[f64], h: f64, steps: usize, every: usize) -> V
     };
     let (mut q, mut v) = (q0.to_vec(), vec![0.0; n]);
     let mut out = vec![q.clone()];
-    let axpy = |x: &[f64], a: f64, y: &[f64]| -> Vec<f64> { x.iter().zip(y).map(|(x, y)| x + a * y).collect() };
+    let axpy = |x: &[f64], a: f64, y: &[f64]| -> Vec<f64> {
+        x.iter().zip(y).map(|(x, y)| x + a * y).collect()
+    };
     for k in 1..=steps {
         let a1 = acc(&q, &v);
         let (q2, v2) = (axpy(&q, h / 2.0, &v), axpy(&v, h / 2.0, &a1));
@@ -55,7 +57,15 @@ fn error(model: &Model, q0: &[f64], s: usize, dt: f64, reference: &[Vec<f64>], r
         tolerance: 1e-14,
         max_iterations: 50,
     };
-    let sim = simulate(model, &Galerkin::new(s).unwrap(), q0, &vec![0.0; q0.len()], &mut |_, u| u.fill(0.0), &[], &opts);
+    let sim = simulate(
+        model,
+        &Galerkin::new(s).unwrap(),
+        q0,
+        &vec![0.0; q0.len()],
+        &mut |_, u| u.fill(0.0),
+        &[],
+        &opts,
+    );
     assert!(sim.failure.is_none(), "{:?}", sim.failure);
     let stride = (dt / ref_dt).round() as usize;
     let mut worst: f64 = 0.0;
@@ -73,7 +83,13 @@ fn galerkin_integrators_converge_at_order_2s() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/sim_pendulum12.yaml");
     let prob = load_simulation(&file, &SimulationOverrides::default()).unwrap();
     let ref_dt = 2.5e-5;
-    let reference = reference(&prob.model, &prob.q0, ref_dt, (T / ref_dt).round() as usize, 1);
+    let reference = reference(
+        &prob.model,
+        &prob.q0,
+        ref_dt,
+        (T / ref_dt).round() as usize,
+        1,
+    );
     let cases: [(usize, &str, [f64; 4], (f64, f64)); 3] = [
         (1, "trapezoid", [0.01, 0.005, 0.0025, 0.00125], (1.8, 2.2)),
         (2, "simpson", [0.01, 0.005, 0.0025, 0.00125], (3.7, 4.3)),

@@ -7,7 +7,8 @@ use common::{random_tree, rel_err, rng, shipped_robots, uniform};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,
-    inverse_dynamics, kinetic_energy, mass_matrix, point_jacobian, potential_energy,
+    generalized_momentum, inverse_dynamics, kinetic_energy, mass_matrix, point_jacobian,
+    potential_energy,
 };
 use vito::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
 use vito::spatial::{Transform, Vec3, vee};
@@ -304,6 +305,39 @@ fn jacobians_match_finite_differences() {
                     );
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn generalized_momentum_is_mass_matrix_times_velocity_with_exact_derivative() {
+    for (name, m) in models() {
+        let n = m.dof();
+        let mut ws = Workspace::new(&m);
+        let mut mm = DMatrix::zeros(n, n);
+        let mut dp = DMatrix::zeros(n, n);
+        let mut p = vec![0.0; n];
+        for s in states(n, 19) {
+            generalized_momentum(&m, &mut ws, &s.q, &s.v, &mut p, &mut dp);
+            mass_matrix(&m, &mut ws, &s.q, &mut mm);
+            let mv = &mm * DVector::from_column_slice(&s.v);
+            assert!(rel_err(&p, mv.as_slice()) < 1e-12, "{name}");
+            let h = 1e-6;
+            let mut fd = DMatrix::zeros(n, n);
+            let mut scratch = DMatrix::zeros(n, n);
+            for j in 0..n {
+                let (mut pp, mut pm) = (vec![0.0; n], vec![0.0; n]);
+                let mut q = s.q.clone();
+                q[j] += h;
+                generalized_momentum(&m, &mut ws, &q, &s.v, &mut pp, &mut scratch);
+                q[j] -= 2.0 * h;
+                generalized_momentum(&m, &mut ws, &q, &s.v, &mut pm, &mut scratch);
+                for i in 0..n {
+                    fd[(i, j)] = (pp[i] - pm[i]) / (2.0 * h);
+                }
+            }
+            let e = (&dp - &fd).norm() / fd.norm().max(1.0);
+            assert!(e < 1e-7, "{name}: ∂p/∂q relative error {e:e}");
         }
     }
 }

@@ -45,21 +45,33 @@ fn unknown_keys_are_refused() {
 
 #[test]
 fn wrong_types_name_the_field() {
-    let msg = error_of("types.yaml", "robot: ROBOTS/pendulum2.urdf\ndt: fast\nduration: 1\nq0: [0, 0]\n");
+    let msg = error_of(
+        "types.yaml",
+        "robot: ROBOTS/pendulum2.urdf\ndt: fast\nduration: 1\nq0: [0, 0]\n",
+    );
     assert_mentions(&msg, &["dt", "line 2"]);
-    let msg = error_of("types2.yaml", "robot: ROBOTS/pendulum2.urdf\ndt: 0.1\nduration: 1\nq0: [0, zero]\n");
+    let msg = error_of(
+        "types2.yaml",
+        "robot: ROBOTS/pendulum2.urdf\ndt: 0.1\nduration: 1\nq0: [0, zero]\n",
+    );
     assert_mentions(&msg, &["q0[1]"]);
 }
 
 #[test]
 fn missing_required_fields_are_named() {
-    let msg = error_of("missing.yaml", "robot: ROBOTS/pendulum2.urdf\ndt: 0.1\nq0: [0, 0]\n");
+    let msg = error_of(
+        "missing.yaml",
+        "robot: ROBOTS/pendulum2.urdf\ndt: 0.1\nq0: [0, 0]\n",
+    );
     assert_mentions(&msg, &["duration"]);
 }
 
 #[test]
 fn q0_of_the_wrong_length_is_refused() {
-    let msg = error_of("short.yaml", "robot: ROBOTS/pendulum2.urdf\ndt: 0.01\nduration: 1\nq0: [0.1]\n");
+    let msg = error_of(
+        "short.yaml",
+        "robot: ROBOTS/pendulum2.urdf\ndt: 0.01\nduration: 1\nq0: [0.1]\n",
+    );
     assert_mentions(&msg, &["q0", "1 values", "2 DoF", "joint1"]);
     let msg = error_of("v0.yaml", &format!("{GOOD}v0: [1, 2, 3]\n"));
     assert_mentions(&msg, &["v0", "3 values"]);
@@ -68,10 +80,16 @@ fn q0_of_the_wrong_length_is_refused() {
 #[test]
 fn non_positive_steps_and_horizons_are_refused() {
     for dt in ["0", "-0.01"] {
-        let msg = error_of("dt.yaml", &format!("robot: ROBOTS/pendulum2.urdf\ndt: {dt}\nduration: 1\nq0: [0, 0]\n"));
+        let msg = error_of(
+            "dt.yaml",
+            &format!("robot: ROBOTS/pendulum2.urdf\ndt: {dt}\nduration: 1\nq0: [0, 0]\n"),
+        );
         assert_mentions(&msg, &["dt", "positive"]);
     }
-    let msg = error_of("dur.yaml", "robot: ROBOTS/pendulum2.urdf\ndt: 0.01\nduration: -1\nq0: [0, 0]\n");
+    let msg = error_of(
+        "dur.yaml",
+        "robot: ROBOTS/pendulum2.urdf\ndt: 0.01\nduration: -1\nq0: [0, 0]\n",
+    );
     assert_mentions(&msg, &["duration", "positive"]);
 }
 
@@ -85,29 +103,53 @@ fn bad_integrators_are_refused() {
 
 #[test]
 fn bad_torque_schedules_are_refused() {
-    let msg = error_of("tj.yaml", &format!("{GOOD}torques: {{joints: [elbow], times: [0], values: [[1]]}}\n"));
+    let msg = error_of(
+        "tj.yaml",
+        &format!("{GOOD}torques: {{joints: [elbow], times: [0], values: [[1]]}}\n"),
+    );
     assert_mentions(&msg, &["torques.joints[0]", "elbow", "joint1"]);
-    let msg = error_of("tt.yaml", &format!("{GOOD}torques: {{times: [0, 1, 1], values: [[1, 0], [0, 0], [0, 0]]}}\n"));
+    let msg = error_of(
+        "tt.yaml",
+        &format!("{GOOD}torques: {{times: [0, 1, 1], values: [[1, 0], [0, 0], [0, 0]]}}\n"),
+    );
     assert_mentions(&msg, &["torques.times[2]", "increase"]);
-    let msg = error_of("tv.yaml", &format!("{GOOD}torques: {{times: [0, 1], values: [[1, 0]]}}\n"));
+    let msg = error_of(
+        "tv.yaml",
+        &format!("{GOOD}torques: {{times: [0, 1], values: [[1, 0]]}}\n"),
+    );
     assert_mentions(&msg, &["torques.values", "1 rows", "2 times"]);
-    let msg = error_of("tw.yaml", &format!("{GOOD}torques: {{times: [0], values: [[1, 0, 3]]}}\n"));
+    let msg = error_of(
+        "tw.yaml",
+        &format!("{GOOD}torques: {{times: [0], values: [[1, 0, 3]]}}\n"),
+    );
     assert_mentions(&msg, &["torques.values[0]", "3 values"]);
-    let msg = error_of("ti.yaml", &format!("{GOOD}torques: {{times: [0], values: [[1, 0]], interpolation: cubic}}\n"));
+    let msg = error_of(
+        "ti.yaml",
+        &format!("{GOOD}torques: {{times: [0], values: [[1, 0]], interpolation: cubic}}\n"),
+    );
     assert_mentions(&msg, &["interpolation", "cubic"]);
 }
 
 #[test]
 fn bad_constraints_are_refused() {
-    let msg = error_of("cp.yaml", &format!("{GOOD}constraints: [{{point: hand, axes: [x]}}]\n"));
+    let msg = error_of(
+        "cp.yaml",
+        &format!("{GOOD}constraints: [{{point: hand, axes: [x]}}]\n"),
+    );
     assert_mentions(&msg, &["constraints[0].point", "hand", "tip"]);
-    let msg = error_of("ca.yaml", &format!("{GOOD}constraints: [{{point: tip, axes: [w]}}]\n"));
+    let msg = error_of(
+        "ca.yaml",
+        &format!("{GOOD}constraints: [{{point: tip, axes: [w]}}]\n"),
+    );
     assert_mentions(&msg, &["constraints[0].axes[0]", "'w'"]);
 }
 
 #[test]
 fn a_missing_robot_file_is_named() {
-    let msg = error_of("robot.yaml", "robot: nowhere/none.urdf\ndt: 0.01\nduration: 1\nq0: []\n");
+    let msg = error_of(
+        "robot.yaml",
+        "robot: nowhere/none.urdf\ndt: 0.01\nduration: 1\nq0: []\n",
+    );
     assert_mentions(&msg, &["robot.yaml", "none.urdf"]);
 }
 

@@ -67,7 +67,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let steps_done = traj.time.len() - 1;
     let iters = traj.iterations.iter().sum::<usize>() as f64 / steps_done.max(1) as f64;
     let e0 = traj.energy[0];
-    let drift = traj.energy.iter().map(|e| (e - e0).abs()).fold(0.0, f64::max);
+    let drift = traj
+        .energy
+        .iter()
+        .map(|e| (e - e0).abs())
+        .fold(0.0, f64::max);
     eprintln!(
         "{steps_done} steps in {elapsed:.3} s ({:.1} µs/step, {iters:.2} Newton iterations/step); \
          largest energy change {drift:.3e} J (from {e0:.6} J)",

@@ -14,6 +14,7 @@ mod crba;
 mod energy;
 mod jacobian;
 mod kinematics;
+mod momentum;
 mod rnea;
 
 pub use aba::forward_dynamics;
@@ -21,6 +22,7 @@ pub use crba::mass_matrix;
 pub use energy::{center_of_mass, kinetic_energy, potential_energy, spring_energy};
 pub use jacobian::{frame_jacobian, point_jacobian};
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
+pub use momentum::generalized_momentum;
 pub use rnea::{bias_forces, inverse_dynamics};
 
 use crate::model::Model;

@@ -47,7 +47,9 @@ impl std::str::FromStr for Integrator {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || {
-            format!("unknown integrator '{s}' (expected trapezoid, simpson or galerkin:S with S in 1..=6)")
+            format!(
+                "unknown integrator '{s}' (expected trapezoid, simpson or galerkin:S with S in 1..=6)"
+            )
         };
         let i = match s.trim() {
             "trapezoid" => 1,
@@ -252,9 +254,14 @@ pub fn load_simulation(
         path.file_stem()
             .map_or_else(|| "simulation".into(), |s| s.to_string_lossy().into_owned())
     });
-    let gravity = f.gravity.unwrap_or([0.0, 0.0, -crate::model::STANDARD_GRAVITY]);
+    let gravity = f
+        .gravity
+        .unwrap_or([0.0, 0.0, -crate::model::STANDARD_GRAVITY]);
     if gravity.iter().any(|g| !g.is_finite()) {
-        return Err(invalid("gravity", format!("must be three finite numbers, got {gravity:?}")));
+        return Err(invalid(
+            "gravity",
+            format!("must be three finite numbers, got {gravity:?}"),
+        ));
     }
     let model = load_urdf(relative_to(path, &f.robot), f.base)
         .map_err(|source| ProblemError::Robot {
@@ -265,7 +272,10 @@ pub fn load_simulation(
     let n = model.dof();
     let dt = overrides.dt.unwrap_or(f.dt);
     if !(dt > 0.0 && dt.is_finite()) {
-        return Err(invalid("dt", format!("must be a positive number of seconds, got {dt}")));
+        return Err(invalid(
+            "dt",
+            format!("must be a positive number of seconds, got {dt}"),
+        ));
     }
     let duration = overrides.duration.unwrap_or(f.duration);
     if !(duration > 0.0 && duration.is_finite()) {
@@ -276,7 +286,10 @@ pub fn load_simulation(
     }
     let steps = (duration / dt - 1e-9).ceil().max(1.0);
     if steps > 1e8 {
-        return Err(invalid("dt", format!("{steps} steps are too many; raise dt")));
+        return Err(invalid(
+            "dt",
+            format!("{steps} steps are too many; raise dt"),
+        ));
     }
     let joints = model.joint_names().join(", ");
     let check_len = |field: &str, v: &[f64]| -> Result<(), ProblemError> {
@@ -291,7 +304,10 @@ pub fn load_simulation(
             ));
         }
         if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            return Err(invalid(&format!("{field}[{i}]"), "must be a finite number".into()));
+            return Err(invalid(
+                &format!("{field}[{i}]"),
+                "must be a finite number".into(),
+            ));
         }
         Ok(())
     };
@@ -305,7 +321,10 @@ pub fn load_simulation(
         ));
     }
     if f.newton.max_iterations == 0 {
-        return Err(invalid("newton.max_iterations", "must be at least 1".into()));
+        return Err(invalid(
+            "newton.max_iterations",
+            "must be at least 1".into(),
+        ));
     }
     let torques = match &f.torques {
         None => None,
@@ -342,7 +361,10 @@ fn torque_schedule(
     let actuated = model.actuated_joints();
     let names: Vec<String> = match &t.joints {
         Some(j) => j.clone(),
-        None => actuated.iter().map(|&i| model.joint(i).name.clone()).collect(),
+        None => actuated
+            .iter()
+            .map(|&i| model.joint(i).name.clone())
+            .collect(),
     };
     let mut columns = vec![None; actuated.len()];
     for (c, name) in names.iter().enumerate() {
@@ -350,8 +372,10 @@ fn torque_schedule(
         match slot {
             Some(k) => columns[k] = Some(c),
             None => {
-                let allowed: Vec<&str> =
-                    actuated.iter().map(|&i| model.joint(i).name.as_str()).collect();
+                let allowed: Vec<&str> = actuated
+                    .iter()
+                    .map(|&i| model.joint(i).name.as_str())
+                    .collect();
                 return Err(invalid(
                     &format!("torques.joints[{c}]"),
                     format!(
@@ -376,18 +400,29 @@ fn torque_schedule(
     if t.values.len() != t.times.len() {
         return Err(invalid(
             "torques.values",
-            format!("has {} rows but there are {} times", t.values.len(), t.times.len()),
+            format!(
+                "has {} rows but there are {} times",
+                t.values.len(),
+                t.times.len()
+            ),
         ));
     }
     for (k, row) in t.values.iter().enumerate() {
         if row.len() != names.len() {
             return Err(invalid(
                 &format!("torques.values[{k}]"),
-                format!("has {} values but there are {} joints", row.len(), names.len()),
+                format!(
+                    "has {} values but there are {} joints",
+                    row.len(),
+                    names.len()
+                ),
             ));
         }
         if row.iter().any(|x| !x.is_finite()) {
-            return Err(invalid(&format!("torques.values[{k}]"), "must be finite".into()));
+            return Err(invalid(
+                &format!("torques.values[{k}]"),
+                "must be finite".into(),
+            ));
         }
     }
     Ok(TorqueSchedule {
@@ -435,7 +470,11 @@ fn constraints(
         let a = point(model, &c.point).ok_or_else(|| {
             invalid(
                 &format!("constraints[{k}].point"),
-                format!("'{}' is not a frame or contact point (known: {})", c.point, names()),
+                format!(
+                    "'{}' is not a frame or contact point (known: {})",
+                    c.point,
+                    names()
+                ),
             )
         })?;
         let b = if c.to == "world" {
@@ -449,10 +488,15 @@ fn constraints(
             })?)
         };
         if c.axes.is_empty() {
-            return Err(invalid(&format!("constraints[{k}].axes"), "needs x, y or z".into()));
+            return Err(invalid(
+                &format!("constraints[{k}].axes"),
+                "needs x, y or z".into(),
+            ));
         }
         let pa = world_point(&a);
-        let pb = b.as_ref().map_or_else(|| Transform::identity().translation, world_point);
+        let pb = b
+            .as_ref()
+            .map_or_else(|| Transform::identity().translation, world_point);
         for (j, axis) in c.axes.iter().enumerate() {
             let e = match axis.as_str() {
                 "x" => Vec3::x(),

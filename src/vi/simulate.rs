@@ -6,9 +6,7 @@ use super::constrained::{
     ConstraintWorkspace, PointConstraint, constrained_newton_direction, constrained_residual,
 };
 use super::{Galerkin, Stage, StageWorkspace, del_residual, newton_direction};
-use crate::dynamics::{
-    Workspace, forward_dynamics, mass_matrix, potential_energy, spring_energy,
-};
+use crate::dynamics::{Workspace, forward_dynamics, mass_matrix, potential_energy, spring_energy};
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
 
