@@ -125,7 +125,7 @@ fn power_balance_with_gravity() {
                 let v: Vec<f64> = (0..n).map(|i| s.v[i] + t * s.a[i]).collect();
                 kinetic_energy(&m, &mut ws, &q, &v) + potential_energy(&m, &mut ws, &q)
             };
-            let h = 1e-4;
+            let h = 1e-5;
             let de = (energy(h) - energy(-h)) / (2.0 * h);
             let scale = power.abs().max(1.0);
             assert!((de - power).abs() < 1e-6 * scale, "{name}: {de} vs {power}");
