@@ -1,0 +1,116 @@
+//! Starting trajectories: straight lines between the boundary configurations, or a previous
+//! result's `trajectory.csv` (warm start).
+
+use crate::problem::{InitialGuess, TrajectoryProblem};
+use std::path::Path;
+
+/// `(q, u)` at each of `times`, inside the problem's bounds.
+///
+/// # Errors
+/// A message naming the CSV file and what is wrong with it.
+pub fn initial_trajectory(
+    prob: &TrajectoryProblem,
+    times: &[f64],
+) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), String> {
+    let model = &prob.model;
+    let n = model.dof();
+    let actuated = model.actuated_joints();
+    let clamp_q = |i: usize, v: f64| v.clamp(prob.q_bounds.lower[i], prob.q_bounds.upper[i]);
+    let clamp_u = |c: usize, v: f64| v.clamp(prob.u_bounds.lower[c], prob.u_bounds.upper[c]);
+    let (mut q, mut u) = match &prob.initial_guess {
+        InitialGuess::Interpolate => {
+            let start: Vec<f64> = (0..n)
+                .map(|i| prob.initial_q.guess(i, prob.q_bounds.guess(i, 0.0)))
+                .collect();
+            let end: Vec<f64> = (0..n).map(|i| prob.final_q.guess(i, start[i])).collect();
+            let q = times
+                .iter()
+                .map(|t| {
+                    let w = t / prob.duration;
+                    (0..n).map(|i| (1.0 - w) * start[i] + w * end[i]).collect()
+                })
+                .collect();
+            (q, vec![vec![0.0; actuated.len()]; times.len()])
+        }
+        InitialGuess::FromCsv(path) => from_csv(prob, path, times)?,
+    };
+    for row in &mut q {
+        for (i, v) in row.iter_mut().enumerate() {
+            *v = clamp_q(i, *v);
+        }
+    }
+    for row in &mut u {
+        for (c, v) in row.iter_mut().enumerate() {
+            *v = clamp_u(c, *v);
+        }
+    }
+    Ok((q, u))
+}
+
+fn from_csv(
+    prob: &TrajectoryProblem,
+    path: &Path,
+    times: &[f64],
+) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), String> {
+    let shown = path.display();
+    let model = &prob.model;
+    let mut reader = csv::Reader::from_path(path).map_err(|e| format!("{shown}: {e}"))?;
+    let header = reader.headers().map_err(|e| format!("{shown}: {e}"))?.clone();
+    let column = |name: &str| header.iter().position(|h| h == name);
+    let t_col = column("t").ok_or_else(|| format!("{shown}: no column 't'"))?;
+    let q_cols: Vec<Option<usize>> = model
+        .joint_names()
+        .iter()
+        .map(|j| column(&format!("q_{j}")))
+        .collect();
+    if q_cols.iter().all(Option::is_none) {
+        return Err(format!(
+            "{shown}: no q_<joint> column matches robot '{}' ({})",
+            model.name(),
+            model.joint_names().join(", ")
+        ));
+    }
+    let u_cols: Vec<Option<usize>> = model
+        .actuated_joints()
+        .iter()
+        .map(|&i| column(&format!("u_{}", model.joint(i).name)))
+        .collect();
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    for (line, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| format!("{shown}: {e}"))?;
+        let row = rec
+            .iter()
+            .map(|s| s.trim().parse::<f64>())
+            .collect::<Result<Vec<f64>, _>>()
+            .map_err(|_| format!("{shown}: line {}: a value is not a number", line + 2))?;
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return Err(format!("{shown}: no data rows"));
+    }
+    let t_end = rows.last().map_or(0.0, |r| r[t_col]);
+    // The previous horizon is stretched onto this one.
+    let scale = if t_end > 0.0 { t_end / prob.duration } else { 1.0 };
+    let sample = |t: f64, col: usize| -> f64 {
+        let t = t * scale;
+        let k = rows.partition_point(|r| r[t_col] <= t);
+        if k == 0 {
+            rows[0][col]
+        } else if k == rows.len() {
+            rows[k - 1][col]
+        } else {
+            let (a, b) = (&rows[k - 1], &rows[k]);
+            let w = (t - a[t_col]) / (b[t_col] - a[t_col]);
+            (1.0 - w) * a[col] + w * b[col]
+        }
+    };
+    let q = times
+        .iter()
+        .map(|&t| q_cols.iter().map(|c| c.map_or(0.0, |c| sample(t, c))).collect())
+        .collect();
+    let u = times
+        .iter()
+        .map(|&t| u_cols.iter().map(|c| c.map_or(0.0, |c| sample(t, c))).collect())
+        .collect();
+    Ok((q, u))
+}
