@@ -9,6 +9,8 @@
 //!   its URDF import.
 //! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA, CRBA, ABA, energy,
 //!   Jacobians), each a function of `(&Model, &mut Workspace, inputs)`.
+//! - [`sqp`]: a sparse SQP solver (Clarabel or OSQP subproblems, exact or block-BFGS
+//!   Hessians, ℓ1 merit line search, elastic mode, complementarity constraints).
 //!
 //! Lower layers never import upper ones.
 //!
@@ -19,3 +21,5 @@
 //! `anyhow`. A solver that does not converge reports a status, not an `Err`. User input (URDF,
 //! YAML, JSON, CSV, command-line values) never panics; internal misuse between vito's own modules
 //! (mismatched dimensions) may panic, and such functions list it under `# Panics`.
+
+pub mod sqp;
