@@ -165,7 +165,8 @@ impl ProductRows {
                         .iter()
                         .map(|d| a * Self::partial(d.source, jacobian)),
                 );
-            for (dest, v) in out.by_ref().zip(terms) {
+            // `terms` first: `zip` must not pull a slot past the pair's last term.
+            for (v, dest) in terms.zip(out.by_ref()) {
                 *dest = v;
             }
         }
@@ -280,6 +281,34 @@ mod tests {
             2.0 * x[0],
         );
         assert!((hess - exact).abs().max() < 1e-12, "{hess} vs {exact}");
+    }
+
+    #[test]
+    fn consecutive_pairs_keep_their_slots() {
+        // Pairs (x0, c0) and (x1, c1) with c0 = x0 + x1, c1 = x1 - x0.
+        let jac = [(0, 0), (0, 1), (1, 0), (1, 1)];
+        let pairs = [
+            Complementarity {
+                a: ComplementarityTerm::Variable(0),
+                b: ComplementarityTerm::Constraint(0),
+            },
+            Complementarity {
+                a: ComplementarityTerm::Variable(1),
+                b: ComplementarityTerm::Constraint(1),
+            },
+        ];
+        let rows = ProductRows::new(&pairs, 2, &[0.0; 2], &[0.0; 2], &jac).unwrap();
+        let x = [2.0, 3.0];
+        let c = [5.0, 1.0];
+        let structure = rows.jacobian_structure();
+        let mut values = vec![0.0; structure.len()];
+        rows.jacobian_values(&x, &c, &[1.0, 1.0, -1.0, 1.0], &mut values);
+        let mut dense = [[0.0; 2]; 2];
+        for (&(row, col), v) in structure.iter().zip(&values) {
+            dense[row - 2][col] += v;
+        }
+        // ∇(x0 c0) = (c0 + x0, x0), ∇(x1 c1) = (-x1, c1 + x1).
+        assert_eq!(dense, [[7.0, 2.0], [-3.0, 4.0]]);
     }
 
     #[test]

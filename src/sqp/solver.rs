@@ -299,7 +299,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             hd: vec![0.0; n],
             penalty: 0.0,
             relaxation,
-            relaxation_final: settings.complementarity_tolerance.powi(2),
+            relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
             forced_shift: 0.0,
             step_scale: 1.0,
             history: Vec::new(),
@@ -361,22 +361,25 @@ impl<'s, 'p> Sqp<'s, 'p> {
     }
 
     /// Shrinks the complementarity relaxation once the relaxed problem is solved to the
-    /// accuracy of the current relaxation.
+    /// accuracy of the current relaxation: KKT residuals within `max(tolerance, ε)` and every
+    /// product within `2ε`.
     fn update_relaxation(&mut self, r: &Residuals) -> bool {
         let eps = self.relaxation;
         let s = self.settings;
+        let products_violation = self.c[self.problem.m_nlp..]
+            .iter()
+            .fold(0.0, |a: f64, &p| a.max(p - eps));
         if self.problem.products.len() == 0
             || eps <= self.relaxation_final
             || r.complementarity_violation <= s.complementarity_tolerance
+            || products_violation > eps
             || r.primal_infeasibility > s.constraint_tolerance.max(eps)
             || r.dual_infeasibility > s.tolerance.max(eps)
             || r.complementarity > s.tolerance.max(eps)
         {
             return false;
         }
-        self.relaxation = (s.relaxation_decrease * eps)
-            .min(eps.powf(1.5))
-            .max(self.relaxation_final);
+        self.relaxation = (s.relaxation_decrease * eps).max(self.relaxation_final);
         self.problem.set_relaxation(self.relaxation);
         true
     }
@@ -626,7 +629,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         let jac_scale = self.jac.iter().fold(1.0, |a: f64, v| a.max(v.abs()));
         let stationary = symmetric_product_norm(self.hessian.matrix(), &self.d, &mut self.hd)
             <= self.settings.tolerance * jac_scale;
-        if theta > self.settings.constraint_tolerance && (stationary || best <= 0.0) {
+        if theta > self.settings.constraint_tolerance && stationary && best <= 0.01 * theta {
             return Err(Stop::new(
                 Status::LocallyInfeasible,
                 format!(

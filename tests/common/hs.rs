@@ -4,7 +4,7 @@
 
 use super::{Dense, INF};
 
-fn base(name: &'static str, n: usize, m: usize) -> Dense {
+pub fn base(name: &'static str, n: usize, m: usize) -> Dense {
     Dense {
         name,
         n,
@@ -22,6 +22,7 @@ fn base(name: &'static str, n: usize, m: usize) -> Dense {
         f_star: 0.0,
         x_star: vec![0.0; n],
         hessian: true,
+        pairs: Vec::new(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use vito::sqp::{EvalError, Nlp};
+use vito::sqp::{Complementarity, EvalError, Nlp};
 
 /// Dense first and second derivatives given by plain functions.
 ///
@@ -26,6 +26,7 @@ pub struct Dense {
     pub f_star: f64,
     pub x_star: Vec<f64>,
     pub hessian: bool,
+    pub pairs: Vec<Complementarity>,
 }
 
 pub const INF: f64 = f64::INFINITY;
@@ -115,6 +116,9 @@ impl Nlp for Dense {
             *v = h[i * self.n + j];
         }
         Ok(())
+    }
+    fn complementarities(&self) -> Vec<Complementarity> {
+        self.pairs.clone()
     }
 }
 
