@@ -2,11 +2,11 @@
 //!
 //! OSQP takes `l <= Ax <= u` directly; infinite bounds are replaced by OSQP's own
 //! `OSQP_INFTY = 1e30`. Its default tolerances (1e-3) are far too loose for an SQP step, so
-//! the backend asks for `eps_abs = eps_rel = qp_tolerance`, tight infeasibility tolerances,
+//! the backend asks for `eps_abs = eps_rel = qp_tolerance`, infeasibility tolerances of 1e-6,
 //! polishing (an active-set refinement that makes the solution exact when it succeeds) and a
 //! large iteration limit. The workspace is set up once; later calls update `P`, `A`, `q`,
 //! `l`, `u` in place (keeping the factorization pattern) and warm start from the given
-//! primal and dual guess. The `rho` adaptation runs every 25 iterations rather than on OSQP's
+//! primal and dual guess, or start cold (zeros) when there is none. The `rho` adaptation runs every 25 iterations rather than on OSQP's
 //! timing-based default, so that a solve is reproducible. OSQP's Rust wrapper panics if an in-place update fails inside the
 //! C library; such a panic is caught, reported as [`QpStatus::Failed`] and the workspace is
 //! rebuilt at the next call.
@@ -20,6 +20,11 @@ use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, same_shape};
 
 /// OSQP's representation of an infinite bound (`OSQP_INFTY` in its `constants.h`).
 pub const OSQP_INFTY: f64 = 1e30;
+
+/// Tolerance of OSQP's infeasibility certificates. Much tighter values make an inconsistent
+/// linearization run to the iteration limit instead of being detected; a false detection
+/// only sends the SQP to its elastic subproblem.
+const INFEASIBILITY_TOLERANCE: f64 = 1e-6;
 
 /// ADMM iterations between step-size (`rho`) adaptations. OSQP's default ties the interval to
 /// the measured setup time, which makes results depend on machine load; a fixed interval keeps
@@ -39,6 +44,8 @@ pub struct OsqpQp {
     workspace: Option<Workspace>,
     lower: Vec<f64>,
     upper: Vec<f64>,
+    cold_x: Vec<f64>,
+    cold_y: Vec<f64>,
 }
 
 impl OsqpQp {
@@ -49,8 +56,8 @@ impl OsqpQp {
             .verbose(false)
             .eps_abs(tolerance)
             .eps_rel(tolerance)
-            .eps_prim_inf(tolerance)
-            .eps_dual_inf(tolerance)
+            .eps_prim_inf(INFEASIBILITY_TOLERANCE)
+            .eps_dual_inf(INFEASIBILITY_TOLERANCE)
             .max_iter(u32::try_from(max_iterations).unwrap_or(u32::MAX))
             .polish(true)
             .polish_refine_iter(10)
@@ -62,6 +69,8 @@ impl OsqpQp {
             workspace: None,
             lower: Vec::new(),
             upper: Vec::new(),
+            cold_x: Vec::new(),
+            cold_y: Vec::new(),
         }
     }
 }
@@ -117,6 +126,7 @@ impl QpSolver for OsqpQp {
                 && w.kinds == kinds
         });
         let (lower, upper, settings) = (&self.lower, &self.upper, &self.settings);
+        let (cold_x, cold_y) = (&mut self.cold_x, &mut self.cold_y);
         let workspace = &mut self.workspace;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if reusable && let Some(w) = workspace.as_mut() {
@@ -147,6 +157,11 @@ impl QpSolver for OsqpQp {
             };
             if warm_x.len() == qp.linear.len() && warm_y.len() == qp.lower.len() {
                 w.problem.warm_start(warm_x, warm_y);
+            } else {
+                // Without a guess, start cold rather than from the previous (unrelated) QP.
+                cold_x.resize(qp.linear.len(), 0.0);
+                cold_y.resize(qp.lower.len(), 0.0);
+                w.problem.warm_start(cold_x, cold_y);
             }
             let status = w.problem.solve();
             let (code, message) = match &status {
