@@ -118,7 +118,7 @@ fn derivatives_match_finite_differences() {
 }
 
 /// Prints the iteration table of `src/sqp/mod.rs`:
-/// `cargo test --release --features osqp --test hock_schittkowski iteration_table -- --ignored --nocapture`
+/// `cargo test --features osqp --test hock_schittkowski iteration_table -- --ignored --nocapture`
 #[test]
 #[ignore = "prints the documentation table; run on demand"]
 fn iteration_table() {

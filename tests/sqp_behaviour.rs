@@ -254,6 +254,7 @@ fn result_accounts_for_evaluations_time_and_history() {
 fn log_lists_iterations_and_summary() {
     let solver = Solver::new(Settings {
         print_level: 2,
+        progress_bar: false,
         ..Settings::default()
     })
     .unwrap();

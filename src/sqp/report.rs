@@ -178,14 +178,14 @@ impl Observer for LogObserver<'_> {
     }
 }
 
-/// A progress bar on stderr, shown only when stderr is a terminal and printing is enabled.
+/// A progress bar on stderr, shown only when enabled and stderr is a terminal.
 pub(crate) struct Progress {
     bar: Option<ProgressBar>,
 }
 
 impl Progress {
-    pub(crate) fn new(max_iterations: usize, print_level: u8) -> Self {
-        let bar = (print_level > 0 && std::io::stderr().is_terminal()).then(|| {
+    pub(crate) fn new(max_iterations: usize, enabled: bool) -> Self {
+        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(
                 Some(max_iterations as u64),
                 ProgressDrawTarget::stderr(),

@@ -52,9 +52,12 @@ pub struct Settings {
     pub max_iterations: usize,
     /// Wall-time limit in seconds; `None` for no limit.
     pub time_limit_s: Option<f64>,
-    /// 0: silent; 1: final summary; 2: one line per iteration (to the log sink given to the
-    /// solver) and a progress bar when stderr is a terminal.
+    /// What the log sink given to the solver receives: 0 nothing, 1 the final summary, 2 also
+    /// one line per iteration.
     pub print_level: u8,
+    /// Draw a progress bar on stderr while solving (only when stderr is a terminal and
+    /// `print_level > 0`).
+    pub progress_bar: bool,
     /// Absolute and relative tolerance handed to the QP backend.
     pub qp_tolerance: f64,
     /// Iteration limit of one QP solve.
@@ -83,6 +86,7 @@ impl Default for Settings {
             max_iterations: 500,
             time_limit_s: None,
             print_level: 2,
+            progress_bar: true,
             qp_tolerance: 1e-9,
             qp_max_iterations: 100_000,
             dense_quasi_newton_limit: 200,

@@ -72,8 +72,8 @@ impl Solver {
         &self.settings
     }
 
-    /// Solves `nlp` without a log (a progress bar still appears on a terminal when
-    /// `print_level > 0`).
+    /// Solves `nlp` without a log (the progress bar still appears if enabled, see
+    /// [`Settings::progress_bar`]).
     pub fn solve(&self, nlp: &mut dyn Nlp) -> Result<SqpResult, SqpError> {
         self.solve_with_observer(nlp, &mut SilentObserver)
     }
@@ -100,7 +100,10 @@ impl Solver {
         let start = Instant::now();
         let problem = Problem::new(nlp, self.settings.hessian == HessianStrategy::Exact)?;
         let mut sqp = Sqp::new(&self.settings, problem, start);
-        let progress = Progress::new(self.settings.max_iterations, self.settings.print_level);
+        let progress = Progress::new(
+            self.settings.max_iterations,
+            self.settings.progress_bar && self.settings.print_level > 0,
+        );
         let result = match sqp.initialize() {
             Ok(()) => sqp.run(observer, &progress),
             Err(message) => sqp.finish(Status::EvaluationError, message),
