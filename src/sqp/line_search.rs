@@ -14,6 +14,7 @@
 //! length shrinks by safeguarded quadratic interpolation (to between 0.1 and 0.5 of the last
 //! one; to a quarter after a failed evaluation) down to `α = 10⁻¹⁰`.
 
+use super::direction::Direction;
 use super::merit::{merit, violation};
 use super::solver::{HessianModel, Sqp, StepInfo, Stop};
 
@@ -21,16 +22,6 @@ const ARMIJO: f64 = 1e-4;
 const MIN_STEP: f64 = 1e-10;
 /// Merit increases below `ROUNDING ε_mach max(1, |φ|)` are taken as rounding noise.
 const ROUNDING: f64 = 100.0;
-
-/// A search direction `d` (stored in the solver) and what the line search needs to know.
-pub(super) struct Direction {
-    /// `θ(x)`, the ℓ1 constraint violation at the current point.
-    pub(super) theta: f64,
-    /// The merit slope `D` of the step.
-    pub(super) slope: f64,
-    /// The step came from the elastic subproblem (no second-order correction then).
-    pub(super) elastic: bool,
-}
 
 impl Sqp<'_, '_> {
     fn set_trial_point(&mut self, alpha: f64, step: &[f64]) {

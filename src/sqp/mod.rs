@@ -125,6 +125,7 @@
 //!   Hessian augmentation (their outer product would fill the pattern).
 
 mod complementarity;
+mod direction;
 mod error;
 mod hessian;
 mod line_search;

@@ -132,7 +132,19 @@ impl RowKind {
     }
 }
 
-/// Whether the `(rows, cols, nnz)` of `a` match the remembered shape.
-pub(crate) fn same_shape(a: &CscMatrix<f64>, shape: (usize, usize, usize)) -> bool {
-    (a.nrows(), a.ncols(), a.nnz()) == shape
+/// The `(rows, columns, nonzeros)` of a matrix: what a backend checks before reusing its
+/// setup.
+pub(crate) fn shape(a: &CscMatrix<f64>) -> (usize, usize, usize) {
+    (a.nrows(), a.ncols(), a.nnz())
+}
+
+/// The [`RowKind`] of every row of `qp`, written into `kinds`.
+pub(crate) fn row_kinds(qp: &QpProblem<'_>, kinds: &mut Vec<RowKind>) {
+    kinds.clear();
+    kinds.extend(
+        qp.lower
+            .iter()
+            .zip(qp.upper)
+            .map(|(&l, &u)| RowKind::of(l, u)),
+    );
 }

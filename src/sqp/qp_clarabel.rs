@@ -8,14 +8,15 @@
 //! `update_*` data updates (presolve and zero dropping are disabled so that updates are
 //! allowed). An interior-point method cannot use a warm start, so the guess is ignored.
 
+use std::fmt::Write;
+
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::solver::{
     DefaultSettings, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus, SupportedConeT,
     ZeroConeT,
 };
-use nalgebra_sparse::CscMatrix;
 
-use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, same_shape};
+use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// One row of the conic constraint matrix: the QP row it comes from and its sign.
 #[derive(Debug, Clone, Copy)]
@@ -41,8 +42,8 @@ struct Layout {
 
 /// Clarabel QP backend; see the module documentation.
 pub struct ClarabelQp {
-    tolerance: f64,
-    max_iterations: u32,
+    settings: DefaultSettings<f64>,
+    kinds: Vec<RowKind>,
     layout: Option<Layout>,
     solver: Option<DefaultSolver<f64>>,
 }
@@ -51,31 +52,28 @@ impl ClarabelQp {
     /// A backend that asks Clarabel for gap and feasibility tolerances `tolerance` and at
     /// most `max_iterations` interior-point iterations.
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
-        Self {
-            tolerance,
-            max_iterations: u32::try_from(max_iterations).unwrap_or(u32::MAX),
-            layout: None,
-            solver: None,
-        }
-    }
-
-    fn settings(&self) -> DefaultSettings<f64> {
-        DefaultSettings {
+        let settings = DefaultSettings {
             verbose: false,
             presolve_enable: false,
             input_sparse_dropzeros: false,
-            max_iter: self.max_iterations,
-            tol_gap_abs: self.tolerance,
-            tol_gap_rel: self.tolerance,
-            tol_feas: self.tolerance,
+            max_iter: u32::try_from(max_iterations).unwrap_or(u32::MAX),
+            tol_gap_abs: tolerance,
+            tol_gap_rel: tolerance,
+            tol_feas: tolerance,
             tol_ktratio: 1e-7,
             ..DefaultSettings::default()
+        };
+        Self {
+            settings,
+            kinds: Vec::new(),
+            layout: None,
+            solver: None,
         }
     }
 }
 
 impl Layout {
-    fn new(qp: &QpProblem<'_>, kinds: Vec<RowKind>) -> Self {
+    fn new(qp: &QpProblem<'_>, kinds: &[RowKind]) -> Self {
         let mut rows = Vec::new();
         for (i, kind) in kinds.iter().enumerate() {
             if *kind == RowKind::Equality {
@@ -143,7 +141,7 @@ impl Layout {
             cones.push(NonnegativeConeT(rows.len() - num_equalities));
         }
         Self {
-            kinds,
+            kinds: kinds.to_vec(),
             p_shape: shape(p),
             a_shape: shape(a),
             q: qp.linear.to_vec(),
@@ -157,8 +155,8 @@ impl Layout {
     }
 
     fn matches(&self, qp: &QpProblem<'_>, kinds: &[RowKind]) -> bool {
-        same_shape(qp.hessian, self.p_shape)
-            && same_shape(qp.constraints, self.a_shape)
+        shape(qp.hessian) == self.p_shape
+            && shape(qp.constraints) == self.a_shape
             && self.kinds == kinds
     }
 
@@ -179,10 +177,6 @@ impl Layout {
     }
 }
 
-fn shape(a: &CscMatrix<f64>) -> (usize, usize, usize) {
-    (a.nrows(), a.ncols(), a.nnz())
-}
-
 impl QpSolver for ClarabelQp {
     fn name(&self) -> &'static str {
         "clarabel"
@@ -195,15 +189,13 @@ impl QpSolver for ClarabelQp {
         _warm_y: &[f64],
         solution: &mut QpSolution,
     ) {
-        let kinds: Vec<RowKind> = qp
-            .lower
-            .iter()
-            .zip(qp.upper)
-            .map(|(&l, &u)| RowKind::of(l, u))
-            .collect();
-        let settings = self.settings();
-        if !self.layout.as_ref().is_some_and(|l| l.matches(qp, &kinds)) {
-            self.layout = Some(Layout::new(qp, kinds));
+        row_kinds(qp, &mut self.kinds);
+        if !self
+            .layout
+            .as_ref()
+            .is_some_and(|l| l.matches(qp, &self.kinds))
+        {
+            self.layout = Some(Layout::new(qp, &self.kinds));
             self.solver = None;
         }
         let Some(layout) = self.layout.as_mut() else {
@@ -228,14 +220,15 @@ impl QpSolver for ClarabelQp {
                 &layout.a_conic,
                 &layout.b,
                 &layout.cones,
-                settings,
+                self.settings.clone(),
             ) {
                 Ok(solver) => self.solver = Some(solver),
                 Err(err) => {
                     self.solver = None;
                     solution.status = QpStatus::Failed;
                     solution.iterations = 0;
-                    solution.message = format!("clarabel setup: {err}");
+                    solution.message.clear();
+                    let _ = write!(solution.message, "clarabel setup: {err}");
                     return;
                 }
             }
@@ -258,7 +251,8 @@ impl QpSolver for ClarabelQp {
             SolverStatus::MaxIterations | SolverStatus::MaxTime => QpStatus::IterationLimit,
             _ => QpStatus::Failed,
         };
-        solution.message = format!("clarabel: {:?}", result.status);
+        solution.message.clear();
+        let _ = write!(solution.message, "clarabel: {:?}", result.status);
         solution.x.clear();
         solution.x.extend_from_slice(&result.x);
         solution.y.clear();

@@ -16,7 +16,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use nalgebra_sparse::CscMatrix;
 use osqp::{CscMatrix as OsqpCsc, Problem, Settings, Status};
 
-use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, same_shape};
+use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// OSQP's representation of an infinite bound (`OSQP_INFTY` in its `constants.h`).
 pub const OSQP_INFTY: f64 = 1e30;
@@ -46,6 +46,7 @@ pub struct OsqpQp {
     upper: Vec<f64>,
     cold_x: Vec<f64>,
     cold_y: Vec<f64>,
+    kinds: Vec<RowKind>,
 }
 
 impl OsqpQp {
@@ -71,6 +72,7 @@ impl OsqpQp {
             upper: Vec::new(),
             cold_x: Vec::new(),
             cold_y: Vec::new(),
+            kinds: Vec::new(),
         }
     }
 }
@@ -83,10 +85,6 @@ fn borrowed(a: &CscMatrix<f64>) -> OsqpCsc<'_> {
         indices: a.row_indices().into(),
         data: a.values().into(),
     }
-}
-
-fn shape(a: &CscMatrix<f64>) -> (usize, usize, usize) {
-    (a.nrows(), a.ncols(), a.nnz())
 }
 
 fn clamp_infinity(src: &[f64], dest: &mut Vec<f64>) {
@@ -114,16 +112,12 @@ impl QpSolver for OsqpQp {
     ) {
         clamp_infinity(qp.lower, &mut self.lower);
         clamp_infinity(qp.upper, &mut self.upper);
-        let kinds: Vec<RowKind> = qp
-            .lower
-            .iter()
-            .zip(qp.upper)
-            .map(|(&l, &u)| RowKind::of(l, u))
-            .collect();
+        row_kinds(qp, &mut self.kinds);
+        let kinds = &self.kinds;
         let reusable = self.workspace.as_ref().is_some_and(|w| {
-            same_shape(qp.hessian, w.p_shape)
-                && same_shape(qp.constraints, w.a_shape)
-                && w.kinds == kinds
+            shape(qp.hessian) == w.p_shape
+                && shape(qp.constraints) == w.a_shape
+                && w.kinds == *kinds
         });
         let (lower, upper, settings) = (&self.lower, &self.upper, &self.settings);
         let (cold_x, cold_y) = (&mut self.cold_x, &mut self.cold_y);
@@ -147,7 +141,7 @@ impl QpSolver for OsqpQp {
                 .map_err(|err| format!("osqp setup: {err}"))?;
                 *workspace = Some(Workspace {
                     problem,
-                    kinds,
+                    kinds: kinds.clone(),
                     p_shape: shape(qp.hessian),
                     a_shape: shape(qp.constraints),
                 });
@@ -193,7 +187,9 @@ impl QpSolver for OsqpQp {
             Ok(Ok((code, message, iterations))) => {
                 solution.status = code;
                 solution.iterations = iterations;
-                solution.message = format!("osqp: {message}");
+                solution.message.clear();
+                solution.message.push_str("osqp: ");
+                solution.message.push_str(message);
                 if code.has_solution() && solution.x.len() != qp.linear.len() {
                     solution.status = QpStatus::Failed;
                 }

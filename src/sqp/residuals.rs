@@ -10,6 +10,7 @@
 
 use super::merit::max_violation;
 use super::outcome::Residuals;
+use super::sparse::add_transpose_triplets;
 
 const S_MAX: f64 = 100.0;
 
@@ -49,9 +50,7 @@ pub(crate) struct Bounds<'a> {
 /// violation is left at 0 for the caller to fill.
 pub(crate) fn residuals(p: &KktPoint<'_>, b: &Bounds<'_>, stationarity: &mut [f64]) -> Residuals {
     stationarity.copy_from_slice(p.gradient);
-    for (&(row, col), &v) in p.jacobian_structure.iter().zip(p.jacobian) {
-        stationarity[col] += v * p.lambda[row];
-    }
+    add_transpose_triplets(p.jacobian_structure, p.jacobian, p.lambda, stationarity);
     for (s, &zj) in stationarity.iter_mut().zip(p.z) {
         *s += zj;
     }

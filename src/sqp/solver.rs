@@ -7,8 +7,6 @@ use nalgebra_sparse::CscMatrix;
 
 use super::error::SqpError;
 use super::hessian::{ActiveSet, ExactHessian};
-use super::line_search::Direction;
-use super::merit::{linearized_violation, update_penalty, violation};
 use super::nlp::Nlp;
 use super::outcome::{Residuals, SqpResult, Status, Timing};
 use super::problem::Problem;
@@ -18,7 +16,7 @@ use super::quasi_newton::BlockBfgs;
 use super::report::{IterationRecord, LogObserver, Observer, Progress, SilentObserver};
 use super::residuals::{Bounds, KktPoint, residuals};
 use super::settings::{HessianStrategy, QpBackend, Settings};
-use super::sparse::symmetric_quadratic_form;
+use super::sparse::add_transpose_triplets;
 
 /// The SQP solver: validated settings, reusable for any number of problems.
 ///
@@ -216,17 +214,17 @@ pub(super) struct Sqp<'s, 'p> {
     pub(super) lambda_trial: Vec<f64>,
     pub(super) z_trial: Vec<f64>,
     pub(super) shifted: Vec<f64>,
-    // Quasi-Newton work vectors.
-    grad_lag: Vec<f64>,
-    grad_lag_trial: Vec<f64>,
+    // Quasi-Newton secant pair.
+    secant_s: Vec<f64>,
+    secant_y: Vec<f64>,
     stationarity: Vec<f64>,
-    hd: Vec<f64>,
+    pub(super) hd: Vec<f64>,
     pub(super) penalty: f64,
     relaxation: f64,
     relaxation_final: f64,
     pub(super) forced_shift: f64,
     /// Length of the last accepted step, at most 1: the QP step scale.
-    step_scale: f64,
+    pub(super) step_scale: f64,
     history: Vec<IterationRecord>,
 }
 
@@ -296,8 +294,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
             lambda_trial: vec![0.0; m],
             z_trial: vec![0.0; n],
             shifted: vec![0.0; m],
-            grad_lag: vec![0.0; n],
-            grad_lag_trial: vec![0.0; n],
+            secant_s: vec![0.0; n],
+            secant_y: vec![0.0; n],
             stationarity: vec![0.0; n],
             hd: vec![0.0; n],
             penalty: 0.0,
@@ -525,154 +523,6 @@ impl<'s, 'p> Sqp<'s, 'p> {
         Ok(())
     }
 
-    pub(super) fn solve_qp(&mut self, elastic: bool, weight: f64, rho: f64, info: &mut StepInfo) {
-        let start = Instant::now();
-        let hessian = self.hessian.matrix();
-        if elastic {
-            let qp = self.subproblem.elastic(hessian, weight, rho);
-            self.elastic_qp.solve(&qp, &[], &[], &mut self.qp_solution);
-        } else {
-            let qp = self.subproblem.regular(hessian);
-            self.qp
-                .solve(&qp, &self.warm_x, &self.warm_y, &mut self.qp_solution);
-        }
-        let scale = self.subproblem.scale();
-        for v in self.qp_solution.x.iter_mut().chain(&mut self.qp_solution.y) {
-            *v *= scale;
-        }
-        let elapsed = start.elapsed();
-        self.qp_time += elapsed;
-        info.qp_time += elapsed;
-        info.qp_iterations += self.qp_solution.iterations;
-        self.qp_iterations += self.qp_solution.iterations;
-    }
-
-    /// Copies the QP solution into the step `d` and its multipliers.
-    fn take_qp_step(&mut self) {
-        let (n, m) = (self.problem.n, self.problem.m());
-        let y = &self.qp_solution.y;
-        self.d.copy_from_slice(&self.qp_solution.x[..n]);
-        self.lambda_step.copy_from_slice(&y[..m]);
-        self.z_step.fill(0.0);
-        for (k, &j) in self.subproblem.bounded().iter().enumerate() {
-            self.z_step[j] = y[m + k];
-        }
-    }
-
-    /// Solves the QP (or, if its linearization is inconsistent, the elastic QP), updates
-    /// the penalty and returns the direction with its merit slope.
-    fn direction(&mut self, info: &mut StepInfo) -> Result<Direction, Stop> {
-        let m = self.problem.m();
-        let scale = if self.qp.normalize_steps() {
-            self.step_scale
-        } else {
-            1.0
-        };
-        self.subproblem.set_scale(scale);
-        self.subproblem.set_jacobian(&self.jac);
-        self.subproblem.set_gradient(&self.g);
-        self.subproblem.set_bounds(
-            &self.c,
-            &self.problem.c_lower,
-            &self.problem.c_upper,
-            &self.x,
-            &self.problem.x_lower,
-            &self.problem.x_upper,
-        );
-        for (w, &l) in self.warm_y.iter_mut().zip(&self.lambda) {
-            *w = l / scale;
-        }
-        for (k, &j) in self.subproblem.bounded().iter().enumerate() {
-            self.warm_y[m + k] = self.z[j] / scale;
-        }
-        self.solve_qp(false, 1.0, 0.0, info);
-        let theta = violation(&self.c, &self.problem.c_lower, &self.problem.c_upper);
-        info.elastic = !self.qp_solution.status.has_solution();
-        if info.elastic {
-            self.elastic_step(theta, info)?;
-        } else {
-            self.take_qp_step();
-        }
-        self.subproblem.jacobian_product(&self.d, &mut self.jd);
-        let theta_lin = self.linearized_violation();
-        let gd: f64 = self.g.iter().zip(&self.d).map(|(g, d)| g * d).sum();
-        let dhd = symmetric_quadratic_form(self.hessian.matrix(), &self.d);
-        let multipliers = self
-            .lambda_step
-            .iter()
-            .fold(0.0, |a: f64, l| a.max(l.abs()));
-        self.penalty = update_penalty(self.penalty, gd, dhd, theta, theta_lin, multipliers);
-        info.step_norm = self.d.iter().fold(0.0, |a: f64, d| a.max(d.abs()));
-        Ok(Direction {
-            theta,
-            slope: gd - self.penalty * (theta - theta_lin),
-            elastic: info.elastic,
-        })
-    }
-
-    /// The elastic step when the QP has no solution: first the feasibility subproblem (which
-    /// also detects local infeasibility), then the elastic QP with a penalty large enough to
-    /// achieve a tenth of the attainable linearized violation decrease.
-    fn elastic_step(&mut self, theta: f64, info: &mut StepInfo) -> Result<(), Stop> {
-        let regular_message = self.qp_solution.message.clone();
-        self.solve_qp(true, 0.0, 1.0, info);
-        if !self.qp_solution.status.has_solution() {
-            return Err(Stop::new(
-                Status::QpFailure,
-                format!(
-                    "QP failed ({regular_message}) and so did the feasibility QP ({})",
-                    self.qp_solution.message
-                ),
-            ));
-        }
-        self.take_qp_step();
-        self.subproblem.jacobian_product(&self.d, &mut self.jd);
-        let best = theta - self.linearized_violation();
-        // Stationarity of the violation: H d = -(Jᵀλ + z) with |λ| <= 1.
-        let jac_scale = self.jac.iter().fold(1.0, |a: f64, v| a.max(v.abs()));
-        let stationary = symmetric_product_norm(self.hessian.matrix(), &self.d, &mut self.hd)
-            <= self.settings.tolerance * jac_scale;
-        if theta > self.settings.constraint_tolerance && stationary && best <= 0.01 * theta {
-            return Err(Stop::new(
-                Status::LocallyInfeasible,
-                format!(
-                    "the constraint violation {theta:.3e} cannot be reduced to first order \
-                     (stationary point of the violation)"
-                ),
-            ));
-        }
-        let lambda_norm = self.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
-        let mut rho = self.penalty.max(10.0 * lambda_norm);
-        loop {
-            self.solve_qp(true, 1.0, rho, info);
-            if !self.qp_solution.status.has_solution() {
-                return Err(Stop::new(
-                    Status::QpFailure,
-                    format!("elastic QP failed: {}", self.qp_solution.message),
-                ));
-            }
-            self.take_qp_step();
-            self.subproblem.jacobian_product(&self.d, &mut self.jd);
-            let reduction = theta - self.linearized_violation();
-            if reduction >= 0.1 * best || rho >= 1e12 {
-                break;
-            }
-            rho *= 10.0;
-        }
-        self.penalty = self.penalty.max(rho);
-        Ok(())
-    }
-
-    /// `θ_lin = Σ viol(c + Jd)` for the current `jd`.
-    fn linearized_violation(&self) -> f64 {
-        linearized_violation(
-            &self.c,
-            &self.jd,
-            &self.problem.c_lower,
-            &self.problem.c_upper,
-        )
-    }
-
     /// Moves to the accepted trial point and updates multipliers and the quasi-Newton model.
     fn accept(&mut self) {
         let moved = self
@@ -682,25 +532,28 @@ impl<'s, 'p> Sqp<'s, 'p> {
             .fold(0.0, |a: f64, (x, t)| a.max((x - t).abs()));
         self.step_scale = moved.clamp(1e-12, 1.0);
         if let HessianModel::Bfgs(bfgs) = &mut self.hessian {
-            lagrangian_gradient(
-                &self.problem.jacobian_structure,
-                &self.g,
-                &self.jac,
-                &self.lambda_trial,
-                &mut self.grad_lag,
-            );
-            lagrangian_gradient(
-                &self.problem.jacobian_structure,
-                &self.g_trial,
+            // s = x⁺ - x and y = ∇L(x⁺, λ⁺) - ∇L(x, λ⁺).
+            let structure = &self.problem.jacobian_structure;
+            self.secant_y.copy_from_slice(&self.g_trial);
+            add_transpose_triplets(
+                structure,
                 &self.jac_trial,
                 &self.lambda_trial,
-                &mut self.grad_lag_trial,
+                &mut self.secant_y,
             );
-            for j in 0..self.x.len() {
-                self.grad_lag_trial[j] -= self.grad_lag[j];
-                self.grad_lag[j] = self.x_trial[j] - self.x[j];
+            self.secant_s.copy_from_slice(&self.g);
+            add_transpose_triplets(structure, &self.jac, &self.lambda_trial, &mut self.secant_s);
+            for (((y, s), x), t) in self
+                .secant_y
+                .iter_mut()
+                .zip(&mut self.secant_s)
+                .zip(&self.x)
+                .zip(&self.x_trial)
+            {
+                *y -= *s;
+                *s = t - x;
             }
-            bfgs.update(&self.grad_lag, &self.grad_lag_trial);
+            bfgs.update(&self.secant_s, &self.secant_y);
         }
         std::mem::swap(&mut self.x, &mut self.x_trial);
         std::mem::swap(&mut self.g, &mut self.g_trial);
@@ -740,35 +593,5 @@ impl<'s, 'p> Sqp<'s, 'p> {
             },
             history: std::mem::take(&mut self.history),
         }
-    }
-}
-
-/// `‖H d‖∞` for a symmetric `H` stored as its upper triangle; `out` is scratch of length `n`.
-fn symmetric_product_norm(upper: &CscMatrix<f64>, d: &[f64], out: &mut [f64]) -> f64 {
-    out.fill(0.0);
-    let (offsets, rows, values) = (upper.col_offsets(), upper.row_indices(), upper.values());
-    for j in 0..d.len() {
-        for k in offsets[j]..offsets[j + 1] {
-            let i = rows[k];
-            out[i] += values[k] * d[j];
-            if i != j {
-                out[j] += values[k] * d[i];
-            }
-        }
-    }
-    out.iter().fold(0.0, |a: f64, v| a.max(v.abs()))
-}
-
-/// `out = ∇f + Jᵀλ`.
-fn lagrangian_gradient(
-    structure: &[(usize, usize)],
-    g: &[f64],
-    jac: &[f64],
-    lambda: &[f64],
-    out: &mut [f64],
-) {
-    out.copy_from_slice(g);
-    for (&(row, col), &v) in structure.iter().zip(jac) {
-        out[col] += v * lambda[row];
     }
 }

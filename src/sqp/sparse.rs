@@ -54,6 +54,18 @@ impl CscAssembly {
     }
 }
 
+/// `out += Jᵀλ` for a matrix `J` given as `(row, column)` triplets with values.
+pub(crate) fn add_transpose_triplets(
+    structure: &[(usize, usize)],
+    values: &[f64],
+    lambda: &[f64],
+    out: &mut [f64],
+) {
+    for (&(row, col), &v) in structure.iter().zip(values) {
+        out[col] += v * lambda[row];
+    }
+}
+
 /// `y += A x` for a CSC matrix `A`.
 pub(crate) fn add_product(a: &CscMatrix<f64>, x: &[f64], y: &mut [f64]) {
     let (offsets, rows, values) = (a.col_offsets(), a.row_indices(), a.values());
@@ -76,6 +88,22 @@ pub(crate) fn symmetric_quadratic_form(upper: &CscMatrix<f64>, d: &[f64]) -> f64
         }
     }
     sum
+}
+
+/// `‖H d‖∞` for a symmetric `H` stored as its upper triangle; `out` is scratch of length `n`.
+pub(crate) fn symmetric_product_norm(upper: &CscMatrix<f64>, d: &[f64], out: &mut [f64]) -> f64 {
+    out.fill(0.0);
+    let (offsets, rows, values) = (upper.col_offsets(), upper.row_indices(), upper.values());
+    for j in 0..d.len() {
+        for k in offsets[j]..offsets[j + 1] {
+            let i = rows[k];
+            out[i] += values[k] * d[j];
+            if i != j {
+                out[j] += values[k] * d[i];
+            }
+        }
+    }
+    out.iter().fold(0.0, |a: f64, v| a.max(v.abs()))
 }
 
 #[cfg(test)]
