@@ -106,13 +106,34 @@ impl Sqp<'_, '_> {
         })
     }
 
+    /// Solves the elastic QP; whether it was solved. The elastic QP is feasible by
+    /// construction, so a failure is numerical: if the step was normalized, the QP is posed
+    /// once more unnormalized before giving up.
+    fn solve_elastic_qp(&mut self, weight: f64, rho: f64, info: &mut StepInfo) -> bool {
+        self.solve_qp(true, weight, rho, info);
+        if self.qp_solution.status.has_solution() || self.subproblem.scale() == 1.0 {
+            return self.qp_solution.status.has_solution();
+        }
+        self.subproblem.set_scale(1.0);
+        self.subproblem.set_gradient(&self.g);
+        self.subproblem.set_bounds(
+            &self.c,
+            &self.problem.c_lower,
+            &self.problem.c_upper,
+            &self.x,
+            &self.problem.x_lower,
+            &self.problem.x_upper,
+        );
+        self.solve_qp(true, weight, rho, info);
+        self.qp_solution.status.has_solution()
+    }
+
     /// The elastic step when the QP has no solution: first the feasibility subproblem (which
     /// also detects local infeasibility), then the elastic QP with a penalty large enough to
     /// achieve a tenth of the attainable linearized violation decrease.
     fn elastic_step(&mut self, theta: f64, info: &mut StepInfo) -> Result<(), Stop> {
         let regular_message = self.qp_solution.message.clone();
-        self.solve_qp(true, 0.0, 1.0, info);
-        if !self.qp_solution.status.has_solution() {
+        if !self.solve_elastic_qp(0.0, 1.0, info) {
             return Err(Stop::new(
                 Status::QpFailure,
                 format!(
@@ -140,8 +161,7 @@ impl Sqp<'_, '_> {
         let lambda_norm = self.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
         let mut rho = self.penalty.max(10.0 * lambda_norm);
         loop {
-            self.solve_qp(true, 1.0, rho, info);
-            if !self.qp_solution.status.has_solution() {
+            if !self.solve_elastic_qp(1.0, rho, info) {
                 return Err(Stop::new(
                     Status::QpFailure,
                     format!("elastic QP failed: {}", self.qp_solution.message),

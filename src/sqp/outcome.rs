@@ -22,8 +22,8 @@ pub enum Status {
     /// The iterates converged to a point that locally minimizes the constraint violation
     /// without reaching feasibility.
     LocallyInfeasible,
-    /// The problem's functions could not be evaluated at the starting point (or at the
-    /// current point after an accepted step).
+    /// The problem's functions could not be evaluated at the starting point. (Later failed
+    /// evaluations only shorten the step: every accepted point has finite derivatives.)
     EvaluationError,
     /// The QP backend could not solve a subproblem, even in elastic mode with increased
     /// regularization.

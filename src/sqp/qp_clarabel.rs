@@ -60,6 +60,8 @@ impl ClarabelQp {
             tol_gap_abs: tolerance,
             tol_gap_rel: tolerance,
             tol_feas: tolerance,
+            // Stop on the κ/τ ratio (infeasibility detection) later than Clarabel's 1e-6: the
+            // SQP's elastic subproblems are feasible and must not be declared otherwise.
             tol_ktratio: 1e-7,
             ..DefaultSettings::default()
         };
