@@ -9,6 +9,8 @@
 //!   its URDF import.
 //! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA, CRBA, ABA, energy,
 //!   Jacobians), each a function of `(&Model, &mut Workspace, inputs)`.
+//! - [`sqp`]: a sparse SQP solver (Clarabel or OSQP subproblems, exact or block-BFGS
+//!   Hessians, ℓ1 merit line search, elastic mode, complementarity constraints).
 //!
 //! Lower layers never import upper ones.
 //!
@@ -26,4 +28,6 @@ pub mod model;
 pub mod output;
 pub mod problem;
 pub mod spatial;
+pub mod sqp;
+pub mod transcription;
 pub mod vi;

@@ -1,9 +1,9 @@
 //! Cross-checks of the reference dynamics: identities between algorithms, closed forms, physical
 //! invariants and finite differences, on random trees (every base) and the shipped robots.
 
-mod common;
+mod fixtures;
 
-use common::{random_tree, rel_err, rng, shipped_robots, uniform};
+use fixtures::{random_tree, rel_err, rng, shipped_robots, uniform};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,

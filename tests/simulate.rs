@@ -1,9 +1,9 @@
 //! Physical invariants of simulations with the variational integrator, and the constrained
 //! Newton direction against a dense solve.
 
-mod common;
+mod fixtures;
 
-use common::{rng, uniform};
+use fixtures::{rng, uniform};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{Workspace, forward_kinematics, forward_velocities, point_jacobian};
 use vito::model::{BaseKind, Model, load_urdf};

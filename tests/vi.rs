@@ -2,9 +2,9 @@
 //! of the discrete Lagrangian (Algorithm 1), dense solves with finite-difference Jacobians
 //! (Algorithms I.1/I.2) and central finite differences (Algorithms 2, 3 and the chain rule).
 
-mod common;
+mod fixtures;
 
-use common::{random_tree, rng, uniform};
+use fixtures::{random_tree, rng, uniform};
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use vito::dynamics::{

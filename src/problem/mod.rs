@@ -3,8 +3,13 @@
 //! Unknown keys are refused. Every error names the file and the field path (`torques.times[2]`)
 //! and, where the YAML parser gives it, the line and column, and says what is allowed.
 
+mod optimization;
 mod simulation;
 
+pub use optimization::{
+    BodyPoint, Costs, FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, TimeSpec,
+    TrajectoryProblem, TranscriptionKind, load_problem,
+};
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,
     load_simulation,

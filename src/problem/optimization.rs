@@ -357,28 +357,41 @@ fn one() -> f64 {
     1.0
 }
 
+/// One path constraint: exactly one of the keys.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
-enum ConstraintFile {
-    FramePosition {
-        frame: String,
-        position: [f64; 3],
-        time: Value,
-        axes: Option<Vec<String>>,
-    },
-    FrameOrientation {
-        frame: String,
-        rpy: [f64; 3],
-        time: Value,
-    },
-    JointEquality {
-        joint: String,
-        equals: String,
-        #[serde(default = "one")]
-        ratio: f64,
-        #[serde(default)]
-        offset: f64,
-    },
+#[serde(deny_unknown_fields)]
+struct ConstraintFile {
+    frame_position: Option<FramePositionFile>,
+    frame_orientation: Option<FrameOrientationFile>,
+    joint_equality: Option<JointEqualityFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FramePositionFile {
+    frame: String,
+    position: [f64; 3],
+    time: Value,
+    axes: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrameOrientationFile {
+    frame: String,
+    rpy: [f64; 3],
+    time: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JointEqualityFile {
+    joint: String,
+    equals: String,
+    #[serde(default = "one")]
+    ratio: f64,
+    #[serde(default)]
+    offset: f64,
 }
 
 /// Validation context: the file name for messages and the model's joints.
@@ -770,34 +783,41 @@ pub fn load_problem(
     let mut constraints = Vec::new();
     for (k, c) in f.constraints.iter().enumerate() {
         let field = format!("constraints[{k}]");
-        constraints.push(match c {
-            ConstraintFile::FramePosition { frame, position, time, axes } => {
-                let axes = match axes {
-                    None => vec![Vec3::x(), Vec3::y(), Vec3::z()],
-                    Some(list) if !list.is_empty() => list
-                        .iter()
-                        .enumerate()
-                        .map(|(j, a)| match a.as_str() {
-                            "x" => Ok(Vec3::x()),
-                            "y" => Ok(Vec3::y()),
-                            "z" => Ok(Vec3::z()),
-                            other => Err(ctx.invalid(
-                                &format!("{field}.frame_position.axes[{j}]"),
-                                format!("'{other}' is not an axis (x, y or z)"),
-                            )),
-                        })
-                        .collect::<Result<Vec<_>, _>>()?,
-                    Some(_) => return Err(ctx.invalid(&format!("{field}.frame_position.axes"), "needs x, y or z")),
-                };
-                PathConstraint::FramePosition {
-                    name: frame.clone(),
-                    point: ctx.point(&format!("{field}.frame_position.frame"), frame)?,
-                    position: finite3(&ctx, &format!("{field}.frame_position.position"), *position)?,
-                    axes,
-                    time: ctx.time(&format!("{field}.frame_position.time"), Some(time), f.duration)?,
-                }
-            }
-            ConstraintFile::FrameOrientation { frame, rpy, time } => PathConstraint::FrameOrientation {
+        let kinds = [c.frame_position.is_some(), c.frame_orientation.is_some(), c.joint_equality.is_some()];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            return Err(ctx.invalid(
+                &field,
+                "needs exactly one of frame_position, frame_orientation or joint_equality",
+            ));
+        }
+        if let Some(FramePositionFile { frame, position, time, axes }) = &c.frame_position {
+            let axes = match axes {
+                None => vec![Vec3::x(), Vec3::y(), Vec3::z()],
+                Some(list) if !list.is_empty() => list
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| match a.as_str() {
+                        "x" => Ok(Vec3::x()),
+                        "y" => Ok(Vec3::y()),
+                        "z" => Ok(Vec3::z()),
+                        other => Err(ctx.invalid(
+                            &format!("{field}.frame_position.axes[{j}]"),
+                            format!("'{other}' is not an axis (x, y or z)"),
+                        )),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                Some(_) => return Err(ctx.invalid(&format!("{field}.frame_position.axes"), "needs x, y or z")),
+            };
+            constraints.push(PathConstraint::FramePosition {
+                name: frame.clone(),
+                point: ctx.point(&format!("{field}.frame_position.frame"), frame)?,
+                position: finite3(&ctx, &format!("{field}.frame_position.position"), *position)?,
+                axes,
+                time: ctx.time(&format!("{field}.frame_position.time"), Some(time), f.duration)?,
+            });
+        }
+        if let Some(FrameOrientationFile { frame, rpy, time }) = &c.frame_orientation {
+            constraints.push(PathConstraint::FrameOrientation {
                 name: frame.clone(),
                 point: ctx.point(&format!("{field}.frame_orientation.frame"), frame)?,
                 rotation: Transform::from_xyz_rpy(
@@ -806,19 +826,19 @@ pub fn load_problem(
                 )
                 .rotation,
                 time: ctx.time(&format!("{field}.frame_orientation.time"), Some(time), f.duration)?,
-            },
-            ConstraintFile::JointEquality { joint, equals, ratio, offset } => {
-                let a = ctx.joint(&format!("{field}.joint_equality.joint"), joint)?;
-                let b = ctx.joint(&format!("{field}.joint_equality.equals"), equals)?;
-                if a == b || !ratio.is_finite() || !offset.is_finite() {
-                    return Err(ctx.invalid(
-                        &format!("{field}.joint_equality"),
-                        "needs two different joints and a finite ratio and offset",
-                    ));
-                }
-                PathConstraint::JointEquality { a, b, ratio: *ratio, offset: *offset }
+            });
+        }
+        if let Some(JointEqualityFile { joint, equals, ratio, offset }) = &c.joint_equality {
+            let a = ctx.joint(&format!("{field}.joint_equality.joint"), joint)?;
+            let b = ctx.joint(&format!("{field}.joint_equality.equals"), equals)?;
+            if a == b || !ratio.is_finite() || !offset.is_finite() {
+                return Err(ctx.invalid(
+                    &format!("{field}.joint_equality"),
+                    "needs two different joints and a finite ratio and offset",
+                ));
             }
-        });
+            constraints.push(PathConstraint::JointEquality { a, b, ratio: *ratio, offset: *offset });
+        }
     }
     let mut solver = f.solver.clone();
     if let Some(qp) = overrides.qp {

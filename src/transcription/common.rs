@@ -52,7 +52,7 @@ impl Points {
 }
 
 /// The objective of a problem on a point set, with its gradient.
-pub struct Objective {
+pub(crate) struct Objective {
     ws: Workspace,
     jac: DMatrix<f64>,
 }
@@ -162,7 +162,7 @@ fn frame_rotation(ws: &Workspace, point: &BodyPoint) -> Mat3 {
 
 /// The rows of the path constraints (frame positions and orientations at given times, joint
 /// equalities at every point), all equalities.
-pub struct PathRows {
+pub(crate) struct PathRows {
     /// One entry per row: (point, constraint index, component).
     rows: Vec<(usize, usize, usize)>,
     ws: Workspace,
@@ -198,11 +198,6 @@ impl PathRows {
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.rows.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     /// Jacobian triplets with rows offset by `first_row`, in the order of

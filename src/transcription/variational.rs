@@ -31,6 +31,9 @@ use nalgebra::DMatrix;
 use rayon::prelude::*;
 use std::ops::Range;
 
+/// Relative step of the central differences that give the Hessian's curvature terms.
+const FD_STEP: f64 = 1e-6;
+
 /// Per-stage buffers.
 struct StageBuffers {
     ws: StageWorkspace,
@@ -39,6 +42,9 @@ struct StageBuffers {
     u: Vec<f64>,
     r: Vec<f64>,
     p_next: Vec<f64>,
+    /// Multipliers of the rows this stage writes, and the curvature block `Σ λ ∇²_qq`.
+    lambda: Vec<f64>,
+    hess: DMatrix<f64>,
 }
 
 /// Where a boundary momentum row block lives and which velocity it uses.
@@ -67,6 +73,7 @@ pub struct VariationalNlp<'a> {
     num_rows: usize,
     stage_nnz: Vec<usize>,
     stages: Vec<StageBuffers>,
+    side: Vec<(usize, usize)>,
     objective: Objective,
     path: PathRows,
     ws: Workspace,
@@ -160,6 +167,8 @@ impl<'a> VariationalNlp<'a> {
                 u: vec![0.0; (s + 1) * n_u],
                 r: vec![0.0; s * n],
                 p_next: vec![0.0; n],
+                lambda: vec![0.0; (s + 1) * n],
+                hess: DMatrix::zeros((s + 1) * n, (s + 1) * n),
             })
             .collect();
         let mut nlp = Self {
@@ -179,6 +188,7 @@ impl<'a> VariationalNlp<'a> {
             num_rows: row,
             stage_nnz,
             stages,
+            side: Vec::new(),
             objective: Objective::new(model),
             path,
             ws: Workspace::new(model),
@@ -187,6 +197,7 @@ impl<'a> VariationalNlp<'a> {
             mass: DMatrix::zeros(n, n),
             start: Vec::new(),
         };
+        nlp.side = nlp.side_structure();
         nlp.start = nlp.starting_point()?;
         Ok(nlp)
     }
@@ -260,6 +271,124 @@ impl<'a> VariationalNlp<'a> {
         match b.v {
             Some(iv) => x[iv..iv + self.n].to_vec(),
             None => fixed.lower.clone(),
+        }
+    }
+
+    /// Jacobian triplets of every row block after the stages.
+    fn side_structure(&self) -> Vec<(usize, usize)> {
+        let (n, s) = (self.n, self.gal.s());
+        let mut t = Vec::new();
+        for i in 0..n {
+            t.push((i, self.p0 + i));
+        }
+        let last_point = self.points.len() - 1;
+        for (b, g, with_p) in [(self.initial, 0, true), (self.last, last_point, false)] {
+            let Some(b) = b else { continue };
+            if with_p {
+                for i in 0..n {
+                    t.push((b.row + i, self.p0 + i));
+                }
+            }
+            for j in 0..n {
+                for i in 0..n {
+                    t.push((b.row + i, self.points.q[g] + j));
+                }
+            }
+            if let Some(iv) = b.v {
+                for j in 0..n {
+                    for i in 0..n {
+                        t.push((b.row + i, iv + j));
+                    }
+                }
+            }
+        }
+        for (r, &(k, _, i)) in self.velocity_rows.iter().enumerate() {
+            for be in 0..=s {
+                t.push((self.first_velocity_row + r, self.points.q[k * s + be] + i));
+            }
+        }
+        t.extend(self.path.structure(self.prob, &self.points, self.first_path_row));
+        t
+    }
+
+    /// Jacobian values of every row block after the stages (boundary momenta, velocity rows,
+    /// path constraints), in the order of [`Self::side_structure`].
+    fn side_jacobian_values(&mut self, x: &[f64], rest: &mut [f64]) {
+        let (n, s, dt) = (self.n, self.gal.s(), self.dt);
+        let prob = self.prob;
+        let model = &prob.model;
+        let mut idx = 0;
+        for _ in 0..n {
+            rest[idx] = 1.0;
+            idx += 1;
+        }
+        let last_point = self.points.len() - 1;
+        for (b, fixed, g, with_p) in [
+            (self.initial, &prob.initial_v, 0, true),
+            (self.last, &prob.final_v, last_point, false),
+        ] {
+            let Some(b) = b else { continue };
+            if with_p {
+                for _ in 0..n {
+                    rest[idx] = 1.0;
+                    idx += 1;
+                }
+            }
+            let v = self.boundary_velocity(&b, fixed, x);
+            let q = &x[self.points.q[g]..self.points.q[g] + n];
+            generalized_momentum(model, &mut self.ws, q, &v, &mut self.momentum, &mut self.dmomentum);
+            for j in 0..n {
+                for i in 0..n {
+                    rest[idx] = -self.dmomentum[(i, j)];
+                    idx += 1;
+                }
+            }
+            if b.v.is_some() {
+                mass_matrix(model, &mut self.ws, q, &mut self.mass);
+                for j in 0..n {
+                    for i in 0..n {
+                        rest[idx] = -self.mass[(i, j)];
+                        idx += 1;
+                    }
+                }
+            }
+        }
+        for &(_, al, _) in &self.velocity_rows {
+            for be in 0..=s {
+                rest[idx] = self.gal.b(al, be) / dt;
+                idx += 1;
+            }
+        }
+        self.path.jacobian_values(prob, &self.points, x, &mut rest[idx..]);
+    }
+
+    /// The variables of point `p` whose curvature the side terms carry: `q_p`, and the boundary
+    /// velocity variables at the first and last points.
+    fn side_block(&self, p: usize) -> Vec<usize> {
+        let mut vars: Vec<usize> = (self.points.q[p]..self.points.q[p] + self.n).collect();
+        let boundary = if p == 0 {
+            self.initial
+        } else if p + 1 == self.points.len() {
+            self.last
+        } else {
+            None
+        };
+        if let Some(Boundary { v: Some(iv), .. }) = boundary {
+            vars.extend(iv..iv + self.n);
+        }
+        vars
+    }
+
+    /// `σ∇f(x) + Σ_side λ_r ∇c_r(x)` over every row block after the stages.
+    fn side_gradient(&mut self, x: &[f64], obj_factor: f64, lambda: &[f64], out: &mut [f64]) {
+        self.objective.evaluate(self.prob, &self.points, x, Some(out));
+        for g in out.iter_mut() {
+            *g *= obj_factor;
+        }
+        let mut vals = vec![0.0; self.side.len()];
+        self.side_jacobian_values(x, &mut vals);
+        for (&(r, c), v) in self.side.iter().zip(&vals) {
+            out[c] += lambda[r] * v;
         }
     }
 
@@ -418,36 +547,7 @@ impl Nlp for VariationalNlp<'_> {
                 }
             }
         }
-        for i in 0..n {
-            t.push((i, self.p0 + i));
-        }
-        let last_point = self.points.len() - 1;
-        for (b, g, with_p) in [(self.initial, 0, true), (self.last, last_point, false)] {
-            let Some(b) = b else { continue };
-            if with_p {
-                for i in 0..n {
-                    t.push((b.row + i, self.p0 + i));
-                }
-            }
-            for j in 0..n {
-                for i in 0..n {
-                    t.push((b.row + i, self.points.q[g] + j));
-                }
-            }
-            if let Some(iv) = b.v {
-                for j in 0..n {
-                    for i in 0..n {
-                        t.push((b.row + i, iv + j));
-                    }
-                }
-            }
-        }
-        for (r, &(k, _, i)) in self.velocity_rows.iter().enumerate() {
-            for be in 0..=s {
-                t.push((self.first_velocity_row + r, self.points.q[k * s + be] + i));
-            }
-        }
-        t.extend(self.path.structure(self.prob, &self.points, self.first_path_row));
+        t.extend(self.side_structure());
         t
     }
 
@@ -492,51 +592,136 @@ impl Nlp for VariationalNlp<'_> {
                     }
                 }
             });
-        let mut idx = 0;
-        for _ in 0..n {
-            rest[idx] = 1.0;
-            idx += 1;
+        self.side_jacobian_values(x, rest);
+        Self::check_finite(values, "Jacobian values")
+    }
+
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        let (n, s) = (self.n, self.gal.s());
+        let mut t = Vec::new();
+        for k in 0..self.prob.stages {
+            let var = |a: usize| self.points.q[k * s + a / n] + a % n;
+            for a in 0..(s + 1) * n {
+                for b in 0..=a {
+                    t.push((var(a), var(b)));
+                }
+            }
         }
-        let prob = self.prob;
-        let last_point = self.points.len() - 1;
-        for (b, fixed, g, with_p) in [
-            (self.initial, &prob.initial_v, 0, true),
-            (self.last, &prob.final_v, last_point, false),
-        ] {
-            let Some(b) = b else { continue };
-            if with_p {
-                for _ in 0..n {
-                    rest[idx] = 1.0;
-                    idx += 1;
+        for p in 0..self.points.len() {
+            for c in 0..self.n_u {
+                t.push((self.points.u[p] + c, self.points.u[p] + c));
+            }
+        }
+        for p in 0..self.points.len() {
+            let vars = self.side_block(p);
+            for a in 0..vars.len() {
+                for b in 0..=a {
+                    t.push((vars[a], vars[b]));
                 }
             }
-            let v = self.boundary_velocity(&b, fixed, x);
-            let q = &x[self.points.q[g]..self.points.q[g] + n];
-            generalized_momentum(model, &mut self.ws, q, &v, &mut self.momentum, &mut self.dmomentum);
-            for j in 0..n {
-                for i in 0..n {
-                    rest[idx] = -self.dmomentum[(i, j)];
-                    idx += 1;
+        }
+        Some(t)
+    }
+
+    /// The Hessian of the Lagrangian: each stage's DEL curvature `Σ λ ∇²_qq r` by central
+    /// differences of its exact linearization (the torques enter linearly, so there is no `u`
+    /// curvature), the effort term exactly, and the remaining terms (costs on `q`, boundary
+    /// momenta, path constraints, all separable by point) by central differences of their
+    /// exact gradients, point by point.
+    fn hessian_values(
+        &mut self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
+        let big_n = self.prob.stages;
+        let block = (s + 1) * n;
+        let tri = block * (block + 1) / 2;
+        let rows: Vec<[Option<usize>; 7]> = (0..big_n)
+            .map(|k| {
+                let mut r = [None; 7];
+                for (al, slot) in r.iter_mut().enumerate().take(s + 1) {
+                    *slot = self.output_row(k, al);
                 }
-            }
-            if b.v.is_some() {
-                mass_matrix(model, &mut self.ws, q, &mut self.mass);
-                for j in 0..n {
+                r
+            })
+            .collect();
+        let model = &self.prob.model;
+        let gal = &self.gal;
+        let points = &self.points;
+        let zero_p = vec![0.0; n];
+        let (stage_values, rest) = values.split_at_mut(big_n * tri);
+        self.stages
+            .par_iter_mut()
+            .zip(stage_values.par_chunks_mut(tri))
+            .enumerate()
+            .for_each(|(k, (st, out))| {
+                Self::gather(points, s, n, n_u, k, x, st);
+                for (al, row) in rows[k].iter().enumerate().take(s + 1) {
                     for i in 0..n {
-                        rest[idx] = -self.mass[(i, j)];
+                        st.lambda[al * n + i] = row.map_or(0.0, |r| lambda[r + i]);
+                    }
+                }
+                for j in 0..block {
+                    let q0 = st.q[j];
+                    let h = FD_STEP * q0.abs().max(1.0);
+                    let mut column = vec![0.0; block];
+                    for (sign, e) in [(1.0, h), (-1.0, -h)] {
+                        st.q[j] = q0 + e;
+                        let stage = Stage { dt, p: &zero_p, q: &st.q, u: &st.u, loads: &[], forces: &[] };
+                        linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
+                        for (c, col) in column.iter_mut().enumerate() {
+                            *col += sign * st.jac.dq.column(c).dot(&nalgebra::DVector::from_column_slice(&st.lambda))
+                                / (2.0 * h);
+                        }
+                    }
+                    st.q[j] = q0;
+                    for (c, col) in column.iter().enumerate() {
+                        st.hess[(c, j)] = *col;
+                    }
+                }
+                let mut idx = 0;
+                for a in 0..block {
+                    for b in 0..=a {
+                        out[idx] = 0.5 * (st.hess[(a, b)] + st.hess[(b, a)]);
                         idx += 1;
                     }
                 }
-            }
-        }
-        for &(_, al, _) in &self.velocity_rows {
-            for be in 0..=s {
-                rest[idx] = self.gal.b(al, be) / dt;
+            });
+        let mut idx = 0;
+        for p in 0..self.points.len() {
+            for c in 0..n_u {
+                rest[idx] = obj_factor * 2.0 * self.points.weights[p] * self.prob.costs.effort[c];
                 idx += 1;
             }
         }
-        self.path.jacobian_values(prob, &self.points, x, &mut rest[idx..]);
-        Self::check_finite(values, "Jacobian values")
+        let mut xp = x.to_vec();
+        let mut gp = vec![0.0; x.len()];
+        let mut gm = vec![0.0; x.len()];
+        for p in 0..self.points.len() {
+            let vars = self.side_block(p);
+            let mut hb = DMatrix::zeros(vars.len(), vars.len());
+            for (j, &vj) in vars.iter().enumerate() {
+                let h = FD_STEP * x[vj].abs().max(1.0);
+                xp[vj] = x[vj] + h;
+                self.side_gradient(&xp, obj_factor, lambda, &mut gp);
+                xp[vj] = x[vj] - h;
+                self.side_gradient(&xp, obj_factor, lambda, &mut gm);
+                xp[vj] = x[vj];
+                for (a, &va) in vars.iter().enumerate() {
+                    hb[(a, j)] = (gp[va] - gm[va]) / (2.0 * h);
+                }
+            }
+            for a in 0..vars.len() {
+                for b in 0..=a {
+                    rest[idx] = 0.5 * (hb[(a, b)] + hb[(b, a)]);
+                    idx += 1;
+                }
+            }
+        }
+        Self::check_finite(values, "Hessian values")
     }
 
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {

@@ -1,143 +1,179 @@
-//! Shared helpers for the integration tests: random robots and states.
+//! Shared test problems: a dense-callback `Nlp` for small problems written by hand.
+
 #![allow(dead_code)]
 
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
-use std::fmt::Write;
-use vito::model::{BaseKind, Model, load_urdf, parse_urdf};
+use vito::sqp::{Complementarity, EvalError, Nlp};
 
-/// A seeded generator.
-pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
-    Xoshiro256PlusPlus::seed_from_u64(seed)
+/// Dense first and second derivatives given by plain functions.
+///
+/// `jac` writes the `m × n` Jacobian row-major; `hess` adds `σ∇²f + Σλ_i∇²c_i` into an
+/// `n × n` row-major buffer, of which only the lower triangle (`i >= j`) is read.
+#[derive(Clone)]
+pub struct Dense {
+    pub name: &'static str,
+    pub n: usize,
+    pub m: usize,
+    pub x0: Vec<f64>,
+    pub x_lower: Vec<f64>,
+    pub x_upper: Vec<f64>,
+    pub c_lower: Vec<f64>,
+    pub c_upper: Vec<f64>,
+    pub f: fn(&[f64]) -> f64,
+    pub grad: fn(&[f64], &mut [f64]),
+    pub cons: fn(&[f64], &mut [f64]),
+    pub jac: fn(&[f64], &mut [f64]),
+    pub hess: fn(&[f64], f64, &[f64], &mut [f64]),
+    pub f_star: f64,
+    pub x_star: Vec<f64>,
+    pub hessian: bool,
+    pub pairs: Vec<Complementarity>,
 }
 
-/// A vector of `n` values uniform in `[-r, r]`.
-pub fn uniform(rng: &mut Xoshiro256PlusPlus, n: usize, r: f64) -> Vec<f64> {
-    (0..n).map(|_| rng.random_range(-r..r)).collect()
-}
+pub const INF: f64 = f64::INFINITY;
 
-/// The robots shipped in `robots/`, each with the base it is meant for.
-pub fn shipped_robots() -> Vec<(String, Model)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
-    let mut out = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("robots/ exists")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "urdf"))
-        .collect();
-    entries.sort();
-    for path in entries {
-        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let base = natural_base(&stem);
-        let model = load_urdf(&path, base).unwrap_or_else(|e| panic!("{e}"));
-        out.push((format!("{stem} ({base})"), model));
+impl Dense {
+    /// Largest violation of the constraints and bounds at `x`.
+    pub fn violation(&self, x: &[f64]) -> f64 {
+        let mut c = vec![0.0; self.m];
+        (self.cons)(x, &mut c);
+        let rows = c
+            .iter()
+            .zip(self.c_lower.iter().zip(&self.c_upper))
+            .map(|(&ci, (&l, &u))| (l - ci).max(ci - u).max(0.0));
+        let bounds = x
+            .iter()
+            .zip(self.x_lower.iter().zip(&self.x_upper))
+            .map(|(&xi, (&l, &u))| (l - xi).max(xi - u).max(0.0));
+        rows.chain(bounds).fold(0.0, f64::max)
     }
-    assert!(!out.is_empty());
-    out
-}
 
-/// The base a shipped robot is meant for, from its file name.
-pub fn natural_base(stem: &str) -> BaseKind {
-    if stem.contains("biped") {
-        BaseKind::Planar
-    } else if stem.contains("quadruped") || stem.contains("humanoid") {
-        BaseKind::Floating
-    } else {
-        BaseKind::Fixed
+    /// Full lower-triangle Hessian at `(x, σ, λ)`, row-major dense.
+    pub fn dense_hessian(&self, x: &[f64], sigma: f64, lambda: &[f64]) -> Vec<f64> {
+        let mut h = vec![0.0; self.n * self.n];
+        (self.hess)(x, sigma, lambda, &mut h);
+        h
     }
 }
 
-/// Inertia tensor entries (ixx, ixy, ixz, iyy, iyz, izz) of a solid box of mass `m` and sides
-/// `a, b, c` — always physically possible.
-fn box_inertia(m: f64, a: f64, b: f64, c: f64) -> [f64; 6] {
-    [
-        m * (b * b + c * c) / 12.0,
-        0.0,
-        0.0,
-        m * (a * a + c * c) / 12.0,
-        0.0,
-        m * (a * a + b * b) / 12.0,
-    ]
-}
-
-fn triple(rng: &mut Xoshiro256PlusPlus, r: f64) -> String {
-    let v = uniform(rng, 3, r);
-    format!("{} {} {}", v[0], v[1], v[2])
-}
-
-/// A random branching tree of `joints` joints: revolute, continuous, prismatic and fixed joints
-/// with random unit axes, rotated origins and rotated, offset inertias.
-pub fn random_tree_urdf(seed: u64, joints: usize) -> String {
-    let mut r = rng(seed);
-    let mut s = String::from("<robot name=\"random\">\n");
-    let link = |s: &mut String, r: &mut Xoshiro256PlusPlus, name: &str| {
-        let m = r.random_range(0.2..3.0);
-        let dims: Vec<f64> = (0..3).map(|_| r.random_range(0.05..0.6)).collect();
-        let i = box_inertia(m, dims[0], dims[1], dims[2]);
-        let xyz = triple(r, 0.3);
-        let rpy = triple(r, 3.0);
-        let _ = writeln!(
-            s,
-            "<link name=\"{name}\"><inertial><origin xyz=\"{xyz}\" rpy=\"{rpy}\"/><mass value=\"{m}\"/>\
-             <inertia ixx=\"{}\" ixy=\"{}\" ixz=\"{}\" iyy=\"{}\" iyz=\"{}\" izz=\"{}\"/></inertial></link>",
-            i[0], i[1], i[2], i[3], i[4], i[5]
-        );
-    };
-    link(&mut s, &mut r, "l0");
-    let mut moving = 0;
-    for k in 1..=joints {
-        link(&mut s, &mut r, &format!("l{k}"));
-        let parent = r.random_range(0..k);
-        // At least one moving joint in three; never a fixed joint as the last one.
-        let kind = match r.random_range(0..8) {
-            0 | 1 if k < joints => "fixed",
-            2 => "prismatic",
-            3 => "continuous",
-            _ => "revolute",
-        };
-        if kind != "fixed" {
-            moving += 1;
+impl Nlp for Dense {
+    fn num_variables(&self) -> usize {
+        self.n
+    }
+    fn num_constraints(&self) -> usize {
+        self.m
+    }
+    fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        lower.copy_from_slice(&self.x_lower);
+        upper.copy_from_slice(&self.x_upper);
+    }
+    fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        lower.copy_from_slice(&self.c_lower);
+        upper.copy_from_slice(&self.c_upper);
+    }
+    fn initial_point(&self, x: &mut [f64]) {
+        x.copy_from_slice(&self.x0);
+    }
+    fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
+        Ok((self.f)(x))
+    }
+    fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
+        (self.grad)(x, grad);
+        Ok(())
+    }
+    fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
+        (self.cons)(x, c);
+        Ok(())
+    }
+    fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        (0..self.m)
+            .flat_map(|i| (0..self.n).map(move |j| (i, j)))
+            .collect()
+    }
+    fn jacobian_values(&mut self, x: &[f64], values: &mut [f64]) -> Result<(), EvalError> {
+        (self.jac)(x, values);
+        Ok(())
+    }
+    fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
+        self.hessian.then(|| {
+            (0..self.n)
+                .flat_map(|i| (0..=i).map(move |j| (i, j)))
+                .collect()
+        })
+    }
+    fn hessian_values(
+        &mut self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        if !self.hessian {
+            return Err(EvalError::Unsupported("hessian_values"));
         }
-        let axis = triple(&mut r, 1.0);
-        let dynamics = if r.random_range(0..3) == 0 {
-            format!(
-                "<dynamics damping=\"{}\" spring_stiffness=\"{}\" spring_reference=\"{}\"/>",
-                r.random_range(0.0..0.5),
-                r.random_range(0.0..20.0),
-                r.random_range(-0.5..0.5)
-            )
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            s,
-            "<joint name=\"j{k}\" type=\"{kind}\"><parent link=\"l{parent}\"/><child link=\"l{k}\"/>\
-             <origin xyz=\"{}\" rpy=\"{}\"/><axis xyz=\"{axis}\"/>\
-             <limit lower=\"-2\" upper=\"2\" effort=\"100\" velocity=\"10\"/>{dynamics}</joint>",
-            triple(&mut r, 0.5),
-            triple(&mut r, 3.0)
-        );
+        let h = self.dense_hessian(x, obj_factor, lambda);
+        let lower = (0..self.n).flat_map(|i| (0..=i).map(move |j| (i, j)));
+        for (v, (i, j)) in values.iter_mut().zip(lower) {
+            *v = h[i * self.n + j];
+        }
+        Ok(())
     }
-    assert!(moving > 0);
-    s.push_str("</robot>\n");
-    s
+    fn complementarities(&self) -> Vec<Complementarity> {
+        self.pairs.clone()
+    }
 }
 
-/// A random tree model with the given base.
-pub fn random_tree(seed: u64, joints: usize, base: BaseKind) -> Model {
-    parse_urdf(&random_tree_urdf(seed, joints), "random.urdf", base)
-        .unwrap_or_else(|e| panic!("{e}"))
+/// Checks the hand-written derivatives of `p` against central differences at `x`.
+pub fn check_derivatives(p: &Dense, x: &[f64]) {
+    let (n, m) = (p.n, p.m);
+    let h = 1e-6;
+    let mut grad = vec![0.0; n];
+    (p.grad)(x, &mut grad);
+    let mut jac = vec![0.0; m * n];
+    (p.jac)(x, &mut jac);
+    let lambda: Vec<f64> = (0..m).map(|i| 0.3 + 0.7 * i as f64).collect();
+    let sigma = 0.9;
+    let hess = p.dense_hessian(x, sigma, &lambda);
+    let lag_grad = |x: &[f64]| {
+        let mut g = vec![0.0; n];
+        (p.grad)(x, &mut g);
+        let mut j = vec![0.0; m * n];
+        (p.jac)(x, &mut j);
+        (0..n)
+            .map(|k| sigma * g[k] + (0..m).map(|i| lambda[i] * j[i * n + k]).sum::<f64>())
+            .collect::<Vec<f64>>()
+    };
+    for k in 0..n {
+        let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+        xp[k] += h;
+        xm[k] -= h;
+        let fd = ((p.f)(&xp) - (p.f)(&xm)) / (2.0 * h);
+        let tol = 1e-5 * (1.0 + fd.abs());
+        assert!(
+            (fd - grad[k]).abs() < tol,
+            "{}: df/dx{k} {fd} vs {}",
+            p.name,
+            grad[k]
+        );
+        let (mut cp, mut cm) = (vec![0.0; m], vec![0.0; m]);
+        (p.cons)(&xp, &mut cp);
+        (p.cons)(&xm, &mut cm);
+        for i in 0..m {
+            let fd = (cp[i] - cm[i]) / (2.0 * h);
+            let tol = 1e-5 * (1.0 + fd.abs());
+            let v = jac[i * n + k];
+            assert!((fd - v).abs() < tol, "{}: dc{i}/dx{k} {fd} vs {v}", p.name);
+        }
+        let (gp, gm) = (lag_grad(&xp), lag_grad(&xm));
+        for i in k..n {
+            let fd = (gp[i] - gm[i]) / (2.0 * h);
+            let tol = 1e-4 * (1.0 + fd.abs());
+            let v = hess[i * n + k];
+            assert!(
+                (fd - v).abs() < tol,
+                "{}: d2L/dx{i}dx{k} {fd} vs {v}",
+                p.name
+            );
+        }
+    }
 }
-
-/// Relative difference `|a − b| / max(1, |b|)` over two vectors.
-pub fn rel_err(a: &[f64], b: &[f64]) -> f64 {
-    let num: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    let den: f64 = b.iter().map(|y| y * y).sum::<f64>().sqrt();
-    num / den.max(1.0)
-}
+pub mod hs;

@@ -1,0 +1,26 @@
+//! Errors for input the solver cannot work with: bad settings or an inconsistent problem.
+//!
+//! A problem that is well posed but does not solve is not an error: it ends with a
+//! [`Status`](crate::sqp::Status).
+
+/// Invalid settings, or a problem whose reported sizes, bounds or structures do not fit
+/// together.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SqpError {
+    /// A setting has a value outside its domain.
+    #[error("invalid setting `{field}` = {value}: {reason}")]
+    InvalidSetting {
+        /// The name of the field in [`Settings`](crate::sqp::Settings).
+        field: &'static str,
+        /// The rejected value, formatted.
+        value: String,
+        /// What the field requires.
+        reason: &'static str,
+    },
+    /// The selected QP backend was not compiled into this build.
+    #[error("the QP backend `{0}` is not available: rebuild vito with `--features {0}`")]
+    BackendUnavailable(&'static str),
+    /// The problem reports inconsistent data (sizes, bounds, structures, pairs).
+    #[error("invalid problem: {0}")]
+    InvalidProblem(String),
+}

@@ -1,0 +1,117 @@
+//! What a solve returns: the status, the final point with its multipliers and residuals,
+//! evaluation counts, the time split and the iteration history.
+
+use std::time::Duration;
+
+use super::report::IterationRecord;
+
+/// How a solve ended. Only `Converged` and `Acceptable` mean that the returned point
+/// satisfies the (tight or loose) optimality tolerances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// All tolerances met: constraint violation, scaled dual infeasibility, scaled
+    /// complementarity and complementarity-pair violation.
+    Converged,
+    /// The acceptable tolerances were met for `acceptable_iterations` consecutive iterates,
+    /// or the solve could not continue from a point that meets them.
+    Acceptable,
+    /// The iteration limit was reached first.
+    MaxIterations,
+    /// The wall-time limit was reached first.
+    TimeLimit,
+    /// The iterates converged to a point that locally minimizes the constraint violation
+    /// without reaching feasibility.
+    LocallyInfeasible,
+    /// The problem's functions could not be evaluated at the starting point. (Later failed
+    /// evaluations only shorten the step: every accepted point has finite derivatives.)
+    EvaluationError,
+    /// The QP backend could not solve a subproblem, even in elastic mode with increased
+    /// regularization.
+    QpFailure,
+    /// No step length along the search direction decreased the merit function, even after
+    /// resetting the Hessian model.
+    LineSearchFailure,
+}
+
+/// Number of calls of each problem callback.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EvaluationCounts {
+    /// [`Nlp::objective`](crate::sqp::Nlp::objective).
+    pub objective: usize,
+    /// [`Nlp::gradient`](crate::sqp::Nlp::gradient).
+    pub gradient: usize,
+    /// [`Nlp::constraints`](crate::sqp::Nlp::constraints).
+    pub constraints: usize,
+    /// [`Nlp::jacobian_values`](crate::sqp::Nlp::jacobian_values).
+    pub jacobian: usize,
+    /// [`Nlp::hessian_values`](crate::sqp::Nlp::hessian_values).
+    pub hessian: usize,
+}
+
+/// Where the wall time went.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timing {
+    /// The whole solve.
+    pub total: Duration,
+    /// Inside the problem's callbacks.
+    pub nlp_evaluation: Duration,
+    /// Inside the QP backend.
+    pub qp: Duration,
+}
+
+impl Timing {
+    /// Everything else: assembly, Hessian modification, line search bookkeeping, reporting.
+    pub fn other(&self) -> Duration {
+        self.total.saturating_sub(self.nlp_evaluation + self.qp)
+    }
+}
+
+/// Optimality measures at a point. See the [module documentation](crate::sqp) for the
+/// scaling.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Residuals {
+    /// Largest absolute violation of a constraint row or bound (complementarity product
+    /// rows included, measured against the current relaxation).
+    pub primal_infeasibility: f64,
+    /// `‖∇f + Jᵀλ + z‖∞ / s_d`.
+    pub dual_infeasibility: f64,
+    /// Largest `|multiplier × distance to its bound|` over inequalities and bounds, `/ s_d`.
+    pub complementarity: f64,
+    /// Largest `|min(a, b)|` over the declared complementarity pairs (0 without pairs).
+    pub complementarity_violation: f64,
+}
+
+/// The result of a solve: always returned, whatever the status.
+#[derive(Debug, Clone)]
+pub struct SqpResult {
+    /// How the solve ended.
+    pub status: Status,
+    /// One sentence on why it ended.
+    pub message: String,
+    /// The final point.
+    pub x: Vec<f64>,
+    /// `f(x)`.
+    pub objective: f64,
+    /// `c(x)` for the problem's own rows.
+    pub constraints: Vec<f64>,
+    /// Multipliers of the problem's constraint rows (sign convention in [`Nlp`](crate::sqp::Nlp)).
+    pub constraint_multipliers: Vec<f64>,
+    /// Multipliers of the variable bounds.
+    pub bound_multipliers: Vec<f64>,
+    /// Multipliers of the internal product rows `a_k·b_k <= ε`, one per pair.
+    pub complementarity_multipliers: Vec<f64>,
+    /// Optimality measures at `x`.
+    pub residuals: Residuals,
+    /// Relaxation `ε` of the complementarity products at the end (0 without pairs).
+    pub relaxation: f64,
+    /// SQP iterations performed.
+    pub iterations: usize,
+    /// QP backend iterations summed over all subproblems.
+    pub qp_iterations: usize,
+    /// Callback counts.
+    pub evaluations: EvaluationCounts,
+    /// Time split.
+    pub timing: Timing,
+    /// One record per iterate, starting with the initial point.
+    pub history: Vec<IterationRecord>,
+}

@@ -1,0 +1,218 @@
+//! Iteration reporting: records, the observer interface, an IPOPT-style log table and a
+//! progress bar.
+//!
+//! The solver hands every iterate to an [`Observer`]; it never prints from inside the
+//! numerics. [`LogObserver`] writes one line per iteration:
+//!
+//! ```text
+//! iter    objective    inf_pr   inf_du    compl  lg(rg) lg(ra)     alpha  qp_it    qp_ms  info
+//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0      -      -    0.00e0      0     0.00
+//! ```
+//!
+//! `inf_pr` is the largest constraint violation, `inf_du` the scaled dual infeasibility,
+//! `compl` the scaled complementarity, `lg(rg)` and `lg(ra)` the log10 of the Hessian shift
+//! `δ` and of the active-set augmentation `ρ` of the step that produced this iterate (see
+//! [`hessian`](super::hessian)), `alpha` its step length, `qp_it` and `qp_ms` the QP iterations
+//! and milliseconds it took. `info` flags an elastic step (`e`), an accepted second-order
+//! correction (`s`), a Hessian reset (`r`) and a decrease of the complementarity relaxation
+//! (`c`).
+
+use std::io::{IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::outcome::SqpResult;
+
+/// Everything known about one iterate, for logs and plots.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IterationRecord {
+    /// Iteration number; 0 is the starting point.
+    pub iteration: usize,
+    /// `f(x)`.
+    pub objective: f64,
+    /// Largest constraint violation.
+    pub primal_infeasibility: f64,
+    /// Scaled dual infeasibility.
+    pub dual_infeasibility: f64,
+    /// Scaled complementarity.
+    pub complementarity: f64,
+    /// Largest `|min(a, b)|` over complementarity pairs.
+    pub complementarity_violation: f64,
+    /// Hessian shift `δ` of the step that led here.
+    pub regularization: f64,
+    /// Active-set augmentation weight `ρ` of the step that led here.
+    pub augmentation: f64,
+    /// Step length `α` of the step that led here.
+    pub step_length: f64,
+    /// `‖d‖∞` of the step that led here.
+    pub step_norm: f64,
+    /// Merit penalty `ν` after the step.
+    pub penalty: f64,
+    /// QP iterations spent on the step.
+    pub qp_iterations: usize,
+    /// QP wall time spent on the step, in seconds.
+    pub qp_time_s: f64,
+    /// The step came from the elastic subproblem.
+    pub elastic: bool,
+    /// The step was a second-order correction.
+    pub second_order_correction: bool,
+    /// The quasi-Newton model was reset before the step.
+    pub hessian_reset: bool,
+    /// The complementarity relaxation was decreased at this iterate.
+    pub relaxation_decreased: bool,
+}
+
+impl IterationRecord {
+    /// The largest of the three KKT residuals.
+    pub fn kkt_error(&self) -> f64 {
+        self.primal_infeasibility
+            .max(self.dual_infeasibility)
+            .max(self.complementarity)
+    }
+}
+
+/// Receives the solver's progress.
+pub trait Observer {
+    /// Called once per iterate, including the starting point.
+    fn iteration(&mut self, record: &IterationRecord);
+    /// Called once at the end.
+    fn finish(&mut self, result: &SqpResult) {
+        let _ = result;
+    }
+}
+
+/// Discards everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SilentObserver;
+
+impl Observer for SilentObserver {
+    fn iteration(&mut self, _record: &IterationRecord) {}
+}
+
+/// Writes the iteration table (print level >= 2) and a summary (print level >= 1) to a sink.
+/// Write errors are ignored: logging never stops a solve.
+pub struct LogObserver<'w> {
+    sink: &'w mut dyn Write,
+    print_level: u8,
+}
+
+impl<'w> LogObserver<'w> {
+    /// A logger writing to `sink` at `print_level` (see [`Settings::print_level`](crate::sqp::Settings::print_level)).
+    pub fn new(sink: &'w mut dyn Write, print_level: u8) -> Self {
+        Self { sink, print_level }
+    }
+}
+
+impl Observer for LogObserver<'_> {
+    fn iteration(&mut self, r: &IterationRecord) {
+        if self.print_level < 2 {
+            return;
+        }
+        if r.iteration % 20 == 0 {
+            let _ = writeln!(
+                self.sink,
+                "iter    objective    inf_pr   inf_du    compl  lg(rg) lg(ra)     alpha  qp_it    qp_ms  info"
+            );
+        }
+        let lg = |v: f64| {
+            if v > 0.0 {
+                format!("{:6.1}", v.log10())
+            } else {
+                "     -".to_string()
+            }
+        };
+        let mut info = String::new();
+        for (flag, c) in [
+            (r.elastic, 'e'),
+            (r.second_order_correction, 's'),
+            (r.hessian_reset, 'r'),
+            (r.relaxation_decreased, 'c'),
+        ] {
+            if flag {
+                info.push(c);
+            }
+        }
+        let _ = writeln!(
+            self.sink,
+            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {} {:9.2e} {:6} {:8.2}  {}",
+            r.iteration,
+            r.objective,
+            r.primal_infeasibility,
+            r.dual_infeasibility,
+            r.complementarity,
+            lg(r.regularization),
+            lg(r.augmentation),
+            r.step_length,
+            r.qp_iterations,
+            r.qp_time_s * 1e3,
+            info
+        );
+    }
+
+    fn finish(&mut self, result: &SqpResult) {
+        if self.print_level < 1 {
+            return;
+        }
+        let t = &result.timing;
+        let e = &result.evaluations;
+        let _ = writeln!(
+            self.sink,
+            "status: {:?} — {}\nobjective {:.10e}, iterations {}, QP iterations {}\n\
+             evaluations: f {}, ∇f {}, c {}, J {}, H {}\n\
+             time: {:.3} s total, {:.3} s NLP, {:.3} s QP, {:.3} s other",
+            result.status,
+            result.message,
+            result.objective,
+            result.iterations,
+            result.qp_iterations,
+            e.objective,
+            e.gradient,
+            e.constraints,
+            e.jacobian,
+            e.hessian,
+            t.total.as_secs_f64(),
+            t.nlp_evaluation.as_secs_f64(),
+            t.qp.as_secs_f64(),
+            t.other().as_secs_f64(),
+        );
+    }
+}
+
+/// A progress bar on stderr, shown only when enabled and stderr is a terminal.
+pub(crate) struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    pub(crate) fn new(max_iterations: usize, enabled: bool) -> Self {
+        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(
+                Some(max_iterations as u64),
+                ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) =
+                ProgressStyle::with_template("sqp {bar:30} {pos}/{len} iterations  {msg}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Self { bar }
+    }
+
+    pub(crate) fn iteration(&self, r: &IterationRecord) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(r.iteration as u64);
+            bar.set_message(format!(
+                "f {:.6e}  inf_pr {:.1e}  inf_du {:.1e}",
+                r.objective, r.primal_infeasibility, r.dual_infeasibility
+            ));
+        }
+    }
+
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! Assembly of the QP subproblems from the linearization at the current point.
+//!
+//! The regular subproblem in the step `d` is
+//!
+//! ```text
+//! minimize    ½ dᵀHd + ∇fᵀd
+//! subject to  c_L - r <= J d <= c_U - r        (r = c(x); for a second-order correction
+//!             x_L - x <=  d  <= x_U - x         r = c(x + d) - J d)
+//! ```
+//!
+//! with one identity row per variable that has a finite bound. The elastic subproblem, used
+//! when the linearization is inconsistent, relaxes every row with nonnegative elastic
+//! variables `p, q` and penalizes them:
+//!
+//! ```text
+//! minimize    ½ dᵀHd + w ∇fᵀd + ρ Σ (p + q)
+//! subject to  c_L - c <= J d + p - q <= c_U - c,   x_L - x <= d <= x_U - x,   p, q >= 0
+//! ```
+//!
+//! (`w = 1` for the elastic step; `w = 0, ρ = 1` gives the feasibility subproblem that measures
+//! how much the linearized violation can be reduced at all.) Both patterns are built once; the
+//! elastic one only when first needed.
+//!
+//! **Step scaling.** QP backends stop on absolute tolerances, which near a solution (steps of
+//! `10⁻⁷`, objective changes of `10⁻¹⁴`) would leave the step mostly rounding noise. The QPs
+//! are therefore posed in `d̃ = d / s` with `s` the length of the previous step (at most 1;
+//! `s = 1` for backends that opt out through [`QpSolver::normalize_steps`]):
+//! dividing the linear term and the row bounds by `s` leaves `P` and `A` unchanged, and the
+//! solution and multipliers of the original QP are `s d̃` and `s ỹ`.
+
+use nalgebra_sparse::{CscMatrix, pattern::SparsityPattern};
+
+use super::qp::QpProblem;
+#[cfg(doc)]
+use super::qp::QpSolver;
+use super::sparse::{CscAssembly, add_product};
+
+/// The QP data of one iteration, with fixed patterns.
+pub(crate) struct Subproblem {
+    n: usize,
+    m: usize,
+    bounded: Vec<usize>,
+    jacobian: Vec<(usize, usize)>,
+    jacobian_len: usize,
+    product: Vec<f64>,
+    scale: f64,
+    linear: Vec<f64>,
+    regular: CscAssembly,
+    regular_values: Vec<f64>,
+    pub(crate) lower: Vec<f64>,
+    pub(crate) upper: Vec<f64>,
+    elastic: Option<Elastic>,
+}
+
+struct Elastic {
+    hessian: CscMatrix<f64>,
+    linear: Vec<f64>,
+    constraints: CscAssembly,
+    values: Vec<f64>,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+}
+
+impl Subproblem {
+    /// Patterns for `n` variables (bounds `x_lower`, `x_upper`) and `m` rows with Jacobian
+    /// triplets `jacobian`.
+    pub(crate) fn new(
+        n: usize,
+        m: usize,
+        x_lower: &[f64],
+        x_upper: &[f64],
+        jacobian: &[(usize, usize)],
+    ) -> Self {
+        let bounded: Vec<usize> = (0..n)
+            .filter(|&j| x_lower[j].is_finite() || x_upper[j].is_finite())
+            .collect();
+        let mut triplets = jacobian.to_vec();
+        triplets.extend(bounded.iter().enumerate().map(|(k, &j)| (m + k, j)));
+        let rows = m + bounded.len();
+        let mut regular_values = vec![0.0; triplets.len()];
+        regular_values[jacobian.len()..].fill(1.0);
+        Self {
+            n,
+            m,
+            jacobian: jacobian.to_vec(),
+            jacobian_len: jacobian.len(),
+            product: vec![0.0; rows],
+            scale: 1.0,
+            linear: vec![0.0; n],
+            regular: CscAssembly::new(rows, n, &triplets),
+            regular_values,
+            lower: vec![0.0; rows],
+            upper: vec![0.0; rows],
+            bounded,
+            elastic: None,
+        }
+    }
+
+    /// Indices of the variables with a bound row, in row order after the `m` constraint rows.
+    pub(crate) fn bounded(&self) -> &[usize] {
+        &self.bounded
+    }
+
+    /// Refreshes the Jacobian values.
+    pub(crate) fn set_jacobian(&mut self, jacobian: &[f64]) {
+        self.regular_values[..self.jacobian_len].copy_from_slice(jacobian);
+        self.regular.fill(&self.regular_values);
+    }
+
+    /// The step scale `s` (see the module documentation); applies to the next
+    /// [`Subproblem::set_gradient`] and [`Subproblem::set_bounds`].
+    pub(crate) fn set_scale(&mut self, scale: f64) {
+        self.scale = scale;
+    }
+
+    /// The scale `s` in use: QP solutions must be multiplied by it.
+    pub(crate) fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The objective gradient `∇f` (stored divided by the scale).
+    pub(crate) fn set_gradient(&mut self, gradient: &[f64]) {
+        for (q, &g) in self.linear.iter_mut().zip(gradient) {
+            *q = g / self.scale;
+        }
+    }
+
+    /// Row bounds for the constant part `r` of the linearization at `x` (stored divided by
+    /// the scale).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn set_bounds(
+        &mut self,
+        r: &[f64],
+        c_lower: &[f64],
+        c_upper: &[f64],
+        x: &[f64],
+        x_lower: &[f64],
+        x_upper: &[f64],
+    ) {
+        let s = self.scale;
+        for i in 0..self.m {
+            self.lower[i] = (c_lower[i] - r[i]) / s;
+            self.upper[i] = (c_upper[i] - r[i]) / s;
+        }
+        for (k, &j) in self.bounded.iter().enumerate() {
+            self.lower[self.m + k] = (x_lower[j] - x[j]) / s;
+            self.upper[self.m + k] = (x_upper[j] - x[j]) / s;
+        }
+    }
+
+    /// `out = J d` for the constraint rows.
+    pub(crate) fn jacobian_product(&mut self, d: &[f64], out: &mut [f64]) {
+        self.product.fill(0.0);
+        add_product(&self.regular.matrix, d, &mut self.product);
+        out.copy_from_slice(&self.product[..self.m]);
+    }
+
+    /// The regular QP (in the scaled step).
+    pub(crate) fn regular<'a>(&'a self, hessian: &'a CscMatrix<f64>) -> QpProblem<'a> {
+        QpProblem {
+            hessian,
+            linear: &self.linear,
+            constraints: &self.regular.matrix,
+            lower: &self.lower,
+            upper: &self.upper,
+        }
+    }
+
+    /// The elastic QP (in the scaled step) with objective weight `weight` on `∇fᵀd` and
+    /// penalty `rho`, using the gradient and row bounds last set.
+    pub(crate) fn elastic<'a>(
+        &'a mut self,
+        hessian: &CscMatrix<f64>,
+        weight: f64,
+        rho: f64,
+    ) -> QpProblem<'a> {
+        let (n, m, nb) = (self.n, self.m, self.bounded.len());
+        let elastic = self
+            .elastic
+            .get_or_insert_with(|| Elastic::new(n, m, &self.bounded, &self.jacobian, hessian));
+        elastic
+            .hessian
+            .values_mut()
+            .copy_from_slice(hessian.values());
+        for (dest, &q) in elastic.linear.iter_mut().zip(&self.linear) {
+            *dest = weight * q;
+        }
+        elastic.linear[n..].fill(rho / self.scale);
+        elastic.values[..self.jacobian_len]
+            .copy_from_slice(&self.regular_values[..self.jacobian_len]);
+        elastic.constraints.fill(&elastic.values);
+        elastic.lower[..m + nb].copy_from_slice(&self.lower);
+        elastic.upper[..m + nb].copy_from_slice(&self.upper);
+        QpProblem {
+            hessian: &elastic.hessian,
+            linear: &elastic.linear,
+            constraints: &elastic.constraints.matrix,
+            lower: &elastic.lower,
+            upper: &elastic.upper,
+        }
+    }
+}
+
+impl Elastic {
+    fn new(
+        n: usize,
+        m: usize,
+        bounded: &[usize],
+        jacobian: &[(usize, usize)],
+        hessian: &CscMatrix<f64>,
+    ) -> Self {
+        let nb = bounded.len();
+        // Rows: m relaxed constraint rows, nb bound rows, then p >= 0 and q >= 0.
+        let mut triplets = jacobian.to_vec();
+        let mut values = vec![0.0; jacobian.len()];
+        for i in 0..m {
+            triplets.extend([(i, n + i), (i, n + m + i)]);
+            values.extend([1.0, -1.0]);
+        }
+        for (k, &j) in bounded.iter().enumerate() {
+            triplets.push((m + k, j));
+            values.push(1.0);
+        }
+        for i in 0..2 * m {
+            triplets.push((m + nb + i, n + i));
+            values.push(1.0);
+        }
+        let total_rows = m + nb + 2 * m;
+        let constraints = CscAssembly::new(total_rows, n + 2 * m, &triplets);
+        let mut offsets = hessian.col_offsets().to_vec();
+        offsets.extend(std::iter::repeat_n(hessian.nnz(), 2 * m));
+        let pattern = SparsityPattern::try_from_offsets_and_indices(
+            n + 2 * m,
+            n + 2 * m,
+            offsets,
+            hessian.row_indices().to_vec(),
+        )
+        .unwrap_or_else(|_| unreachable!("a padded valid pattern is valid"));
+        let hessian = CscMatrix::try_from_pattern_and_values(pattern, hessian.values().to_vec())
+            .unwrap_or_else(|_| unreachable!("one value per pattern entry"));
+        let mut lower = vec![0.0; total_rows];
+        let mut upper = vec![f64::INFINITY; total_rows];
+        lower[..m + nb].fill(0.0);
+        upper[..m + nb].fill(0.0);
+        Self {
+            hessian,
+            linear: vec![0.0; n + 2 * m],
+            constraints,
+            values,
+            lower,
+            upper,
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The transcriptions as NLPs: sizes against seed 000 Table 1, and their Jacobians and
+//! Hessians against central finite differences on small instances.
+
+use nalgebra::DMatrix;
+use std::path::{Path, PathBuf};
+use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
+use vito::sqp::Nlp;
+use vito::transcription::VariationalNlp;
+
+fn problem(name: &str, text: &str) -> TrajectoryProblem {
+    let dir = std::env::temp_dir().join(format!("vito-transcription-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
+    let p: PathBuf = dir.join(name);
+    std::fs::write(&p, text.replace("ROBOTS", robots)).unwrap();
+    load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn dense_jacobian(nlp: &mut dyn Nlp, x: &[f64]) -> DMatrix<f64> {
+    let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+    let s = nlp.jacobian_structure();
+    let mut v = vec![0.0; s.len()];
+    nlp.jacobian_values(x, &mut v).unwrap();
+    let mut j = DMatrix::zeros(m, n);
+    for (&(r, c), val) in s.iter().zip(&v) {
+        j[(r, c)] += val;
+    }
+    j
+}
+
+fn fd_jacobian(nlp: &mut dyn Nlp, x: &[f64]) -> DMatrix<f64> {
+    let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+    let mut j = DMatrix::zeros(m, n);
+    let (mut cp, mut cm) = (vec![0.0; m], vec![0.0; m]);
+    let mut xp = x.to_vec();
+    for c in 0..n {
+        let h = 1e-6 * x[c].abs().max(1.0);
+        xp[c] = x[c] + h;
+        nlp.constraints(&xp, &mut cp).unwrap();
+        xp[c] = x[c] - h;
+        nlp.constraints(&xp, &mut cm).unwrap();
+        xp[c] = x[c];
+        for r in 0..m {
+            j[(r, c)] = (cp[r] - cm[r]) / (2.0 * h);
+        }
+    }
+    j
+}
+
+/// A point away from the starting guess, so that nothing is zero by accident.
+fn perturbed(nlp: &dyn Nlp, seed: u64) -> Vec<f64> {
+    let mut x = vec![0.0; nlp.num_variables()];
+    nlp.initial_point(&mut x);
+    for (k, v) in x.iter_mut().enumerate() {
+        *v += 0.1 * (((k as u64 + 1) * (seed + 3)) as f64 * 0.618).sin();
+    }
+    x
+}
+
+fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    (a - b).norm() / b.norm().max(1e-12)
+}
+
+const PENDULUM2: &str = "name: p2\nrobot: ROBOTS/pendulum2.urdf\nduration: 1.0\nstages: 3\n\
+initial: {q: [0.1, 0], v: [0, 0.2]}\nfinal: {q: [3.0, 0.1], v: [0, 0]}\nbounds: {u: [-50, 50], v: [-30, 30]}\n\
+costs: {effort: 1.0, tracking: {weight: 0.5, q: [1, 1]}, terminal: {weight: 2, q: [3, 0]},\n\
+  targets: [{frame: tip, position: [0.3, 0, 0.2], weight: 3, time: 0.5}, {frame: tip, position: [0, 0, 0], weight: 0.1, time: path}]}\n\
+constraints:\n  - frame_position: {frame: tip, position: [0.2, 0, 0.1], time: end, axes: [x]}\n  - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n";
+
+const BIPED_FREE_V: &str = "name: b\nrobot: ROBOTS/planar_biped.urdf\nbase: planar\nduration: 0.4\nstages: 2\n\
+initial: {q: {base_z: 0.9}, v: {base_x: 0.3, base_z: [-1, 1]}}\nfinal: {v: {base_x: [0, 1]}}\ncosts: {effort: 0.01, terminal: {weight: 1, v: [0.3, 0, 0, 0, 0, 0, 0, 0, 0]}}\n\
+constraints:\n  - frame_orientation: {frame: torso, rpy: [0, 0.1, 0], time: 0.2}\n";
+
+fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
+    let p2 = problem("p2.yaml", PENDULUM2);
+    let biped = problem("b.yaml", BIPED_FREE_V);
+    vec![
+        ("pendulum2 simpson".into(), p2.clone(), 2),
+        ("pendulum2 trapezoid".into(), p2.clone(), 1),
+        ("pendulum2 galerkin:3".into(), p2, 3),
+        ("biped simpson".into(), biped, 2),
+    ]
+}
+
+#[test]
+fn variational_jacobian_matches_finite_differences() {
+    for (name, prob, s) in instances() {
+        let mut nlp = VariationalNlp::new(&prob, s).unwrap();
+        let x = perturbed(&nlp, 1);
+        let exact = dense_jacobian(&mut nlp, &x);
+        let fd = fd_jacobian(&mut nlp, &x);
+        let e = rel(&exact, &fd);
+        assert!(e < 1e-6, "{name}: Jacobian relative error {e:e}");
+    }
+}
+
+fn lagrangian_gradient(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64]) -> Vec<f64> {
+    let n = nlp.num_variables();
+    let mut g = vec![0.0; n];
+    nlp.gradient(x, &mut g).unwrap();
+    for v in &mut g {
+        *v *= sigma;
+    }
+    let s = nlp.jacobian_structure();
+    let mut vals = vec![0.0; s.len()];
+    nlp.jacobian_values(x, &mut vals).unwrap();
+    for (&(r, c), v) in s.iter().zip(&vals) {
+        g[c] += lambda[r] * v;
+    }
+    g
+}
+
+#[test]
+fn variational_hessian_matches_differences_of_the_lagrangian_gradient() {
+    for (name, prob, s) in instances() {
+        let mut nlp = VariationalNlp::new(&prob, s).unwrap();
+        let x = perturbed(&nlp, 2);
+        let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+        let lambda: Vec<f64> = (0..m).map(|r| ((r as f64) * 1.3).cos()).collect();
+        let sigma = 0.7;
+        let st = nlp.hessian_structure().unwrap();
+        let mut vals = vec![0.0; st.len()];
+        nlp.hessian_values(&x, sigma, &lambda, &mut vals).unwrap();
+        let mut h = DMatrix::zeros(n, n);
+        for (&(r, c), v) in st.iter().zip(&vals) {
+            assert!(r >= c, "{name}: upper-triangle entry ({r}, {c})");
+            h[(r, c)] += v;
+            if r != c {
+                h[(c, r)] += v;
+            }
+        }
+        let mut fd = DMatrix::zeros(n, n);
+        let mut xp = x.clone();
+        for c in 0..n {
+            let step = 1e-5 * x[c].abs().max(1.0);
+            xp[c] = x[c] + step;
+            let gp = lagrangian_gradient(&mut nlp, &xp, sigma, &lambda);
+            xp[c] = x[c] - step;
+            let gm = lagrangian_gradient(&mut nlp, &xp, sigma, &lambda);
+            xp[c] = x[c];
+            for r in 0..n {
+                fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
+            }
+        }
+        let e = rel(&h, &fd);
+        assert!(e < 1e-5, "{name}: Hessian relative error {e:e}");
+    }
+}
+
+#[test]
+fn variable_and_constraint_counts_follow_table_1() {
+    // Fully actuated, fixed boundary velocities, no path rows: Table 1 gives (4N+3)n variables
+    // for the Simpson VI; its (3N)n constraints count the N·n momentum equations 5c that this
+    // transcription substitutes into the next stage, leaving 2Nn DEL rows plus 2n boundary rows.
+    for (links, stages) in [(1, 5), (3, 10), (12, 4)] {
+        let text = format!(
+            "name: t\nrobot: ROBOTS/pendulum{links}.urdf\nduration: 1\nstages: {stages}\n\
+             initial: {{q: {z}, v: {z}}}\nfinal: {{v: {z}}}\n",
+            z = format!("[{}]", vec!["0"; links].join(", "))
+        );
+        let prob = problem("count.yaml", &text);
+        let nlp = VariationalNlp::new(&prob, 2).unwrap();
+        let (n, big_n) = (links, stages);
+        assert_eq!(nlp.num_variables(), (4 * big_n + 3) * n, "variables, n = {n}, N = {big_n}");
+        assert_eq!(nlp.num_constraints(), 3 * big_n * n - (big_n - 2) * n, "rows, n = {n}, N = {big_n}");
+        assert_eq!(nlp.num_constraints(), 2 * big_n * n + 2 * n);
+    }
+    let _ = Path::new(".");
+}
