@@ -5,10 +5,18 @@ use nalgebra_sparse::{CooMatrix, CscMatrix};
 use vito::sqp::{ClarabelQp, QpProblem, QpSolution, QpSolver, QpStatus};
 
 fn backends() -> Vec<Box<dyn QpSolver>> {
-    let mut b: Vec<Box<dyn QpSolver>> = vec![Box::new(ClarabelQp::new(1e-9, 100_000))];
-    #[cfg(feature = "osqp")]
-    b.push(Box::new(vito::sqp::OsqpQp::new(1e-9, 100_000)));
-    b
+    let clarabel: Box<dyn QpSolver> = Box::new(ClarabelQp::new(1e-9, 100_000));
+    std::iter::once(clarabel).chain(osqp()).collect()
+}
+
+#[cfg(feature = "osqp")]
+fn osqp() -> Option<Box<dyn QpSolver>> {
+    Some(Box::new(vito::sqp::OsqpQp::new(1e-9, 100_000)))
+}
+
+#[cfg(not(feature = "osqp"))]
+fn osqp() -> Option<Box<dyn QpSolver>> {
+    None
 }
 
 fn csc(rows: usize, cols: usize, entries: &[(usize, usize, f64)]) -> CscMatrix<f64> {
