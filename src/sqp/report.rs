@@ -14,7 +14,8 @@
 //! `δ` and of the active-set augmentation `ρ` of the step that produced this iterate (see
 //! [`hessian`](super::hessian)), `alpha` its step length, `qp_it` and `qp_ms` the QP iterations
 //! and milliseconds it took. `info` flags an elastic step (`e`), an accepted second-order
-//! correction (`s`), a Hessian reset (`r`) and a decrease of the complementarity relaxation
+//! correction (`s`), a retry with a strengthened Hessian model (`r`: a larger shift for exact
+//! Hessians, a reset for BFGS) and a decrease of the complementarity relaxation
 //! (`c`).
 
 use std::io::{IsTerminal, Write};
@@ -56,7 +57,8 @@ pub struct IterationRecord {
     pub elastic: bool,
     /// The step was a second-order correction.
     pub second_order_correction: bool,
-    /// The quasi-Newton model was reset before the step.
+    /// The step was retried with a strengthened Hessian model (larger shift for exact
+    /// Hessians, reset for BFGS) after a failed QP or line search.
     pub hessian_reset: bool,
     /// The complementarity relaxation was decreased at this iterate.
     pub relaxation_decreased: bool,

@@ -202,7 +202,9 @@ pub(super) struct Sqp<'s, 'p> {
     pub(super) lambda_step: Vec<f64>,
     pub(super) z_step: Vec<f64>,
     pub(super) jd: Vec<f64>,
+    /// Primal warm start of the QP: zeros, since steps shrink to zero near a solution.
     pub(super) warm_x: Vec<f64>,
+    /// Dual warm start of the QP: the current multipliers (scaled like the QP).
     pub(super) warm_y: Vec<f64>,
     // The trial point.
     pub(super) x_trial: Vec<f64>,
