@@ -161,8 +161,16 @@ fn variable_and_constraint_counts_follow_table_1() {
         let prob = problem("count.yaml", &text);
         let nlp = VariationalNlp::new(&prob, 2).unwrap();
         let (n, big_n) = (links, stages);
-        assert_eq!(nlp.num_variables(), (4 * big_n + 3) * n, "variables, n = {n}, N = {big_n}");
-        assert_eq!(nlp.num_constraints(), 3 * big_n * n - (big_n - 2) * n, "rows, n = {n}, N = {big_n}");
+        assert_eq!(
+            nlp.num_variables(),
+            (4 * big_n + 3) * n,
+            "variables, n = {n}, N = {big_n}"
+        );
+        assert_eq!(
+            nlp.num_constraints(),
+            3 * big_n * n - (big_n - 2) * n,
+            "rows, n = {n}, N = {big_n}"
+        );
         assert_eq!(nlp.num_constraints(), 2 * big_n * n + 2 * n);
     }
     let _ = Path::new(".");

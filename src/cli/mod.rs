@@ -1,9 +1,12 @@
 //! Subcommands of the `vito` binary, one file each.
 
 mod bench;
+mod compare;
 mod model;
+mod plots;
 mod robot;
 mod simulate;
+mod solve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -13,11 +16,18 @@ use std::process::ExitCode;
 #[command(name = "vito", version, about)]
 pub struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
+
+/// The problem `vito` solves when run without a command.
+pub const DEFAULT_PROBLEM: &str = "problems/pendulum_swingup_2.yaml";
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Solve a motion problem and write its trajectory, report and plots.
+    Solve(solve::SolveArgs),
+    /// Solve a problem with the Simpson VI and with Hermite–Simpson collocation, side by side.
+    Compare(compare::CompareArgs),
     /// Summarize a URDF robot, or evaluate its dynamics at a state.
     Model(model::ModelArgs),
     /// Write one of the built-in robot descriptions.
@@ -39,10 +49,34 @@ fn print_stdout(text: &str) -> anyhow::Result<()> {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    let command = cli.command.unwrap_or_else(|| {
+        eprintln!(
+            "no command given: solving the bundled example {DEFAULT_PROBLEM} (see vito --help)"
+        );
+        Command::Solve(solve::SolveArgs {
+            file: DEFAULT_PROBLEM.into(),
+            output: None,
+            qp: None,
+            transcription: None,
+        })
+    });
+    match command {
+        Command::Solve(a) => solve::run(a),
+        Command::Compare(a) => compare::run(a),
         Command::Model(a) => model::run(a),
         Command::Robot(a) => robot::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Bench(a) => bench::run(a),
+    }
+}
+
+/// Parses `--qp`.
+fn parse_qp(s: &str) -> Result<vito::sqp::QpBackend, String> {
+    match s {
+        "clarabel" => Ok(vito::sqp::QpBackend::Clarabel),
+        "osqp" => Ok(vito::sqp::QpBackend::Osqp),
+        other => Err(format!(
+            "unknown QP backend '{other}' (expected clarabel or osqp)"
+        )),
     }
 }

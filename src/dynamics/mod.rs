@@ -15,6 +15,7 @@ mod energy;
 mod jacobian;
 mod kinematics;
 mod momentum;
+mod rk4;
 mod rnea;
 
 pub use aba::forward_dynamics;
@@ -23,6 +24,7 @@ pub use energy::{center_of_mass, kinetic_energy, potential_energy, spring_energy
 pub use jacobian::{frame_jacobian, point_jacobian};
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
+pub use rk4::simulate_rk4;
 pub use rnea::{bias_forces, inverse_dynamics};
 
 use crate::model::Model;

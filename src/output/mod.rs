@@ -2,9 +2,13 @@
 //! reports). Every file is written to a temporary name and renamed into place.
 
 mod atomic;
+mod solve_report;
+mod table;
 mod trajectory;
 
 pub use atomic::write_atomic;
+pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};
+pub use table::write_csv;
 pub use trajectory::write_simulation_csv;
 
 use std::path::PathBuf;

@@ -495,7 +495,10 @@ impl Ctx<'_> {
             other => {
                 return Err(self.invalid(
                     field,
-                    format!("expected a list (one entry per joint) or a map by joint name, got {}", show(other)),
+                    format!(
+                        "expected a list (one entry per joint) or a map by joint name, got {}",
+                        show(other)
+                    ),
                 ));
             }
         }
@@ -516,7 +519,10 @@ impl Ctx<'_> {
                     Some(x) if x.is_finite() => Ok((x, x)),
                     _ => Err(self.invalid(
                         f,
-                        format!("expected a number (fixed), [lower, upper] (bounded) or free, got {}", show(item)),
+                        format!(
+                            "expected a number (fixed), [lower, upper] (bounded) or free, got {}",
+                            show(item)
+                        ),
                     )),
                 },
             }
@@ -540,7 +546,12 @@ impl Ctx<'_> {
         let Some(v) = v else {
             return Ok(defaults);
         };
-        let pairs: Vec<(f64, f64)> = defaults.lower.iter().copied().zip(defaults.upper.iter().copied()).collect();
+        let pairs: Vec<(f64, f64)> = defaults
+            .lower
+            .iter()
+            .copied()
+            .zip(defaults.upper.iter().copied())
+            .collect();
         let is_single = v
             .as_sequence()
             .is_some_and(|s| s.len() == 2 && s.iter().all(|x| x.as_f64().is_some()));
@@ -556,7 +567,12 @@ impl Ctx<'_> {
         })
     }
 
-    fn time(&self, field: &str, v: Option<&Value>, duration: f64) -> Result<TimeSpec, ProblemError> {
+    fn time(
+        &self,
+        field: &str,
+        v: Option<&Value>,
+        duration: f64,
+    ) -> Result<TimeSpec, ProblemError> {
         match v {
             None => Ok(TimeSpec::End),
             Some(Value::String(s)) if s == "end" => Ok(TimeSpec::End),
@@ -565,7 +581,10 @@ impl Ctx<'_> {
                 Some(t) if (0.0..=duration).contains(&t) => Ok(TimeSpec::At(t)),
                 _ => Err(self.invalid(
                     field,
-                    format!("expected start, end or a time in [0, {duration}] s, got {}", show(other)),
+                    format!(
+                        "expected start, end or a time in [0, {duration}] s, got {}",
+                        show(other)
+                    ),
                 )),
             },
         }
@@ -584,11 +603,19 @@ impl Ctx<'_> {
                 placement: Transform::from_translation(c.offset),
             });
         }
-        let mut known: Vec<&str> = self.model.frames().iter().map(|f| f.name.as_str()).collect();
+        let mut known: Vec<&str> = self
+            .model
+            .frames()
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
         known.extend(self.model.contact_points().iter().map(|c| c.name.as_str()));
         Err(self.invalid(
             field,
-            format!("'{name}' is not a frame or contact point of the robot (known: {})", known.join(", ")),
+            format!(
+                "'{name}' is not a frame or contact point of the robot (known: {})",
+                known.join(", ")
+            ),
         ))
     }
 
@@ -596,7 +623,10 @@ impl Ctx<'_> {
         self.model.joint_index(name).ok_or_else(|| {
             self.invalid(
                 field,
-                format!("'{name}' is not a joint (joints: {})", self.model.joint_names().join(", ")),
+                format!(
+                    "'{name}' is not a joint (joints: {})",
+                    self.model.joint_names().join(", ")
+                ),
             )
         })
     }
@@ -605,7 +635,11 @@ impl Ctx<'_> {
         if v.len() != n {
             return Err(self.invalid(
                 field,
-                format!("has {} values but the robot has {n} DoF ({})", v.len(), self.model.joint_names().join(", ")),
+                format!(
+                    "has {} values but the robot has {n} DoF ({})",
+                    v.len(),
+                    self.model.joint_names().join(", ")
+                ),
             ));
         }
         if let Some(k) = v.iter().position(|x| !x.is_finite()) {
@@ -618,7 +652,10 @@ impl Ctx<'_> {
         if w >= 0.0 && w.is_finite() {
             Ok(w)
         } else {
-            Err(self.invalid(field, format!("a weight must be a non-negative number, got {w}")))
+            Err(self.invalid(
+                field,
+                format!("a weight must be a non-negative number, got {w}"),
+            ))
         }
     }
 }
@@ -658,7 +695,10 @@ pub fn load_problem(
         message,
     };
     if f.name.trim().is_empty() || f.name.contains(['/', '\\']) {
-        return Err(early("name", format!("'{}' must be a non-empty name without slashes", f.name)));
+        return Err(early(
+            "name",
+            format!("'{}' must be a non-empty name without slashes", f.name),
+        ));
     }
     if f.stages == 0 {
         return Err(early("stages", "must be at least 1".into()));
@@ -667,18 +707,31 @@ pub fn load_problem(
         return Err(early("stages", format!("{} stages are too many", f.stages)));
     }
     if !(f.duration > 0.0 && f.duration.is_finite()) {
-        return Err(early("duration", format!("must be a positive number of seconds, got {}", f.duration)));
+        return Err(early(
+            "duration",
+            format!("must be a positive number of seconds, got {}", f.duration),
+        ));
     }
-    let gravity = f.gravity.unwrap_or([0.0, 0.0, -crate::model::STANDARD_GRAVITY]);
+    let gravity = f
+        .gravity
+        .unwrap_or([0.0, 0.0, -crate::model::STANDARD_GRAVITY]);
     if gravity.iter().any(|g| !g.is_finite()) {
-        return Err(early("gravity", format!("must be three finite numbers, got {gravity:?}")));
+        return Err(early(
+            "gravity",
+            format!("must be three finite numbers, got {gravity:?}"),
+        ));
     }
     let robot_path = relative_to(path, &f.robot);
     let mut model = load_urdf(&robot_path, f.base)
-        .map_err(|source| ProblemError::Robot { path: shown.clone(), source })?
+        .map_err(|source| ProblemError::Robot {
+            path: shown.clone(),
+            source,
+        })?
         .with_gravity(Vec3::from(gravity));
     if let Some(names) = &f.actuated {
-        model = model.with_actuated(names).map_err(|m| early("actuated", m))?;
+        model = model
+            .with_actuated(names)
+            .map_err(|m| early("actuated", m))?;
     }
     let transcription = match (&overrides.transcription, &f.transcription) {
         (Some(t), _) => *t,
@@ -687,17 +740,28 @@ pub fn load_problem(
         (None, Some(Value::Mapping(m))) if m.len() == 1 && m.contains_key("galerkin") => {
             match m.get("galerkin").and_then(Value::as_u64) {
                 Some(s) if (1..=6).contains(&s) => TranscriptionKind::Variational(s as usize),
-                _ => return Err(early("transcription.galerkin", "expected an integer from 1 to 6".into())),
+                _ => {
+                    return Err(early(
+                        "transcription.galerkin",
+                        "expected an integer from 1 to 6".into(),
+                    ));
+                }
             }
         }
         (None, Some(other)) => {
             return Err(early(
                 "transcription",
-                format!("expected simpson_vi, trapezoid_vi, {{galerkin: S}} or hermite_simpson, got {}", show(other)),
+                format!(
+                    "expected simpson_vi, trapezoid_vi, {{galerkin: S}} or hermite_simpson, got {}",
+                    show(other)
+                ),
             ));
         }
     };
-    let ctx = Ctx { path: &shown, model: &model };
+    let ctx = Ctx {
+        path: &shown,
+        model: &model,
+    };
     let n = model.dof();
     let all: Vec<usize> = (0..n).collect();
     let actuated = model.actuated_joints();
@@ -713,19 +777,33 @@ pub fn load_problem(
         "bounds.q",
         f.bounds.q.as_ref(),
         &all,
-        limits(&|i| (model.joint(i).limits.lower, model.joint(i).limits.upper), &all),
+        limits(
+            &|i| (model.joint(i).limits.lower, model.joint(i).limits.upper),
+            &all,
+        ),
     )?;
     let v_bounds = ctx.bounds(
         "bounds.v",
         f.bounds.v.as_ref(),
         &all,
-        limits(&|i| (-model.joint(i).limits.velocity, model.joint(i).limits.velocity), &all),
+        limits(
+            &|i| {
+                (
+                    -model.joint(i).limits.velocity,
+                    model.joint(i).limits.velocity,
+                )
+            },
+            &all,
+        ),
     )?;
     let u_bounds = ctx.bounds(
         "bounds.u",
         f.bounds.u.as_ref(),
         &actuated,
-        limits(&|i| (-model.joint(i).limits.effort, model.joint(i).limits.effort), &actuated),
+        limits(
+            &|i| (-model.joint(i).limits.effort, model.joint(i).limits.effort),
+            &actuated,
+        ),
     )?;
     for (field, state) in [("initial.q", &initial_q), ("final.q", &final_q)] {
         for i in 0..n {
@@ -734,7 +812,11 @@ pub fn load_problem(
                     &format!("{field}[{i}]"),
                     format!(
                         "joint '{}' must lie in [{}, {}] but its bounds are [{}, {}]",
-                        model.joint(i).name, q_bounds.lower[i], q_bounds.upper[i], state.lower[i], state.upper[i]
+                        model.joint(i).name,
+                        q_bounds.lower[i],
+                        q_bounds.upper[i],
+                        state.lower[i],
+                        state.upper[i]
                     ),
                 ));
             }
@@ -746,9 +828,13 @@ pub fn load_problem(
             let w = ctx.nonnegative("costs.effort", ctx.number("costs.effort", v)?)?;
             vec![w; actuated.len()]
         }
-        Some(v) => ctx.per_joint("costs.effort", v, &actuated, vec![0.0; actuated.len()], &|fld, item| {
-            ctx.nonnegative(fld, ctx.number(fld, item)?)
-        })?,
+        Some(v) => ctx.per_joint(
+            "costs.effort",
+            v,
+            &actuated,
+            vec![0.0; actuated.len()],
+            &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
+        )?,
     };
     let tracking = match &f.costs.tracking {
         None => None,
@@ -761,8 +847,12 @@ pub fn load_problem(
         None => None,
         Some(t) => Some((
             ctx.nonnegative("costs.terminal.weight", t.weight)?,
-            t.q.as_ref().map(|q| ctx.vector("costs.terminal.q", q, n)).transpose()?,
-            t.v.as_ref().map(|v| ctx.vector("costs.terminal.v", v, n)).transpose()?,
+            t.q.as_ref()
+                .map(|q| ctx.vector("costs.terminal.q", q, n))
+                .transpose()?,
+            t.v.as_ref()
+                .map(|v| ctx.vector("costs.terminal.v", v, n))
+                .transpose()?,
         )),
     };
     let mut targets = Vec::new();
@@ -783,14 +873,24 @@ pub fn load_problem(
     let mut constraints = Vec::new();
     for (k, c) in f.constraints.iter().enumerate() {
         let field = format!("constraints[{k}]");
-        let kinds = [c.frame_position.is_some(), c.frame_orientation.is_some(), c.joint_equality.is_some()];
+        let kinds = [
+            c.frame_position.is_some(),
+            c.frame_orientation.is_some(),
+            c.joint_equality.is_some(),
+        ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(ctx.invalid(
                 &field,
                 "needs exactly one of frame_position, frame_orientation or joint_equality",
             ));
         }
-        if let Some(FramePositionFile { frame, position, time, axes }) = &c.frame_position {
+        if let Some(FramePositionFile {
+            frame,
+            position,
+            time,
+            axes,
+        }) = &c.frame_position
+        {
             let axes = match axes {
                 None => vec![Vec3::x(), Vec3::y(), Vec3::z()],
                 Some(list) if !list.is_empty() => list
@@ -806,14 +906,22 @@ pub fn load_problem(
                         )),
                     })
                     .collect::<Result<Vec<_>, _>>()?,
-                Some(_) => return Err(ctx.invalid(&format!("{field}.frame_position.axes"), "needs x, y or z")),
+                Some(_) => {
+                    return Err(
+                        ctx.invalid(&format!("{field}.frame_position.axes"), "needs x, y or z")
+                    );
+                }
             };
             constraints.push(PathConstraint::FramePosition {
                 name: frame.clone(),
                 point: ctx.point(&format!("{field}.frame_position.frame"), frame)?,
                 position: finite3(&ctx, &format!("{field}.frame_position.position"), *position)?,
                 axes,
-                time: ctx.time(&format!("{field}.frame_position.time"), Some(time), f.duration)?,
+                time: ctx.time(
+                    &format!("{field}.frame_position.time"),
+                    Some(time),
+                    f.duration,
+                )?,
             });
         }
         if let Some(FrameOrientationFile { frame, rpy, time }) = &c.frame_orientation {
@@ -825,10 +933,20 @@ pub fn load_problem(
                     finite3(&ctx, &format!("{field}.frame_orientation.rpy"), *rpy)?.into(),
                 )
                 .rotation,
-                time: ctx.time(&format!("{field}.frame_orientation.time"), Some(time), f.duration)?,
+                time: ctx.time(
+                    &format!("{field}.frame_orientation.time"),
+                    Some(time),
+                    f.duration,
+                )?,
             });
         }
-        if let Some(JointEqualityFile { joint, equals, ratio, offset }) = &c.joint_equality {
+        if let Some(JointEqualityFile {
+            joint,
+            equals,
+            ratio,
+            offset,
+        }) = &c.joint_equality
+        {
             let a = ctx.joint(&format!("{field}.joint_equality.joint"), joint)?;
             let b = ctx.joint(&format!("{field}.joint_equality.equals"), equals)?;
             if a == b || !ratio.is_finite() || !offset.is_finite() {
@@ -837,29 +955,44 @@ pub fn load_problem(
                     "needs two different joints and a finite ratio and offset",
                 ));
             }
-            constraints.push(PathConstraint::JointEquality { a, b, ratio: *ratio, offset: *offset });
+            constraints.push(PathConstraint::JointEquality {
+                a,
+                b,
+                ratio: *ratio,
+                offset: *offset,
+            });
         }
     }
     let mut solver = f.solver.clone();
     if let Some(qp) = overrides.qp {
         solver.qp = qp;
     }
-    solver.validate().map_err(|e| ctx.invalid("solver", e.to_string()))?;
+    solver
+        .validate()
+        .map_err(|e| ctx.invalid("solver", e.to_string()))?;
     let initial_guess = match &f.initial_guess {
         None => InitialGuess::Interpolate,
         Some(Value::String(s)) if s == "interpolate" => InitialGuess::Interpolate,
-        Some(Value::Mapping(m)) if m.len() == 1 && m.get("from").and_then(Value::as_str).is_some() => {
+        Some(Value::Mapping(m))
+            if m.len() == 1 && m.get("from").and_then(Value::as_str).is_some() =>
+        {
             let from = m.get("from").and_then(Value::as_str).unwrap_or_default();
             let p = relative_to(path, from);
             if !p.is_file() {
-                return Err(ctx.invalid("initial_guess.from", format!("{} does not exist", p.display())));
+                return Err(ctx.invalid(
+                    "initial_guess.from",
+                    format!("{} does not exist", p.display()),
+                ));
             }
             InitialGuess::FromCsv(p)
         }
         Some(other) => {
             return Err(ctx.invalid(
                 "initial_guess",
-                format!("expected interpolate or {{from: path/to/trajectory.csv}}, got {}", show(other)),
+                format!(
+                    "expected interpolate or {{from: path/to/trajectory.csv}}, got {}",
+                    show(other)
+                ),
             ));
         }
     };
@@ -882,7 +1015,12 @@ pub fn load_problem(
         q_bounds,
         v_bounds,
         u_bounds,
-        costs: Costs { effort, tracking, terminal, targets },
+        costs: Costs {
+            effort,
+            tracking,
+            terminal,
+            targets,
+        },
         constraints,
         solver,
         initial_guess,

@@ -128,7 +128,13 @@ impl Objective {
                 let pos = frame_origin(&self.ws, &t.point);
                 let d = pos - t.position;
                 if let Some(g) = grad {
-                    frame_jacobian(model, &self.ws, t.point.body, &t.point.placement, &mut self.jac);
+                    frame_jacobian(
+                        model,
+                        &self.ws,
+                        t.point.body,
+                        &t.point.placement,
+                        &mut self.jac,
+                    );
                     for j in 0..n {
                         let col = Vec3::new(self.jac[(3, j)], self.jac[(4, j)], self.jac[(5, j)]);
                         g[pts.q[p] + j] += 2.0 * scale * d.dot(&col);
@@ -151,7 +157,8 @@ impl Objective {
 
 /// World position of a frame origin after [`forward_kinematics`].
 fn frame_origin(ws: &Workspace, point: &BodyPoint) -> Vec3 {
-    ws.body_pose(point.body).transform_point(&point.placement.translation)
+    ws.body_pose(point.body)
+        .transform_point(&point.placement.translation)
 }
 
 /// World orientation of a frame after [`forward_kinematics`].
@@ -202,13 +209,19 @@ impl PathRows {
 
     /// Jacobian triplets with rows offset by `first_row`, in the order of
     /// [`PathRows::jacobian_values`].
-    pub fn structure(&self, prob: &TrajectoryProblem, pts: &Points, first_row: usize) -> Vec<(usize, usize)> {
+    pub fn structure(
+        &self,
+        prob: &TrajectoryProblem,
+        pts: &Points,
+        first_row: usize,
+    ) -> Vec<(usize, usize)> {
         let model = &prob.model;
         let mut out = Vec::new();
         for (r, &(p, c, _)) in self.rows.iter().enumerate() {
             let row = first_row + r;
             match &prob.constraints[c] {
-                PathConstraint::FramePosition { point, .. } | PathConstraint::FrameOrientation { point, .. } => {
+                PathConstraint::FramePosition { point, .. }
+                | PathConstraint::FrameOrientation { point, .. } => {
                     for j in model.ancestors_inclusive(point.body) {
                         out.push((row, pts.q[p] + j));
                     }
@@ -228,7 +241,13 @@ impl PathRows {
     }
 
     /// Jacobian values in the order of [`PathRows::structure`].
-    pub fn jacobian_values(&mut self, prob: &TrajectoryProblem, pts: &Points, x: &[f64], out: &mut [f64]) {
+    pub fn jacobian_values(
+        &mut self,
+        prob: &TrajectoryProblem,
+        pts: &Points,
+        x: &[f64],
+        out: &mut [f64],
+    ) {
         let mut scratch = vec![0.0; self.rows.len()];
         self.evaluate(prob, pts, x, &mut scratch, Some(out));
     }
@@ -248,7 +267,12 @@ impl PathRows {
         for (r, &(p, c, comp)) in self.rows.iter().enumerate() {
             let q = &x[pts.q[p]..pts.q[p] + n];
             match &prob.constraints[c] {
-                PathConstraint::FramePosition { point, position, axes, .. } => {
+                PathConstraint::FramePosition {
+                    point,
+                    position,
+                    axes,
+                    ..
+                } => {
                     if last_point != p {
                         forward_kinematics(model, &mut self.ws, q);
                         last_point = p;
@@ -256,15 +280,24 @@ impl PathRows {
                     let e = axes[comp];
                     values[r] = e.dot(&(frame_origin(&self.ws, point) - position));
                     if let Some(jv) = jac.as_deref_mut() {
-                        frame_jacobian(model, &self.ws, point.body, &point.placement, &mut self.jac);
+                        frame_jacobian(
+                            model,
+                            &self.ws,
+                            point.body,
+                            &point.placement,
+                            &mut self.jac,
+                        );
                         for j in model.ancestors_inclusive(point.body) {
-                            let col = Vec3::new(self.jac[(3, j)], self.jac[(4, j)], self.jac[(5, j)]);
+                            let col =
+                                Vec3::new(self.jac[(3, j)], self.jac[(4, j)], self.jac[(5, j)]);
                             jv[k] = e.dot(&col);
                             k += 1;
                         }
                     }
                 }
-                PathConstraint::FrameOrientation { point, rotation, .. } => {
+                PathConstraint::FrameOrientation {
+                    point, rotation, ..
+                } => {
                     if last_point != p {
                         forward_kinematics(model, &mut self.ws, q);
                         last_point = p;
@@ -273,16 +306,33 @@ impl PathRows {
                     let h = 0.5 * vee(&(rotation.transpose() * rm - rm.transpose() * rotation));
                     values[r] = h[comp];
                     if let Some(jv) = jac.as_deref_mut() {
-                        frame_jacobian(model, &self.ws, point.body, &point.placement, &mut self.jac);
+                        frame_jacobian(
+                            model,
+                            &self.ws,
+                            point.body,
+                            &point.placement,
+                            &mut self.jac,
+                        );
                         for j in model.ancestors_inclusive(point.body) {
-                            let w = hat(&Vec3::new(self.jac[(0, j)], self.jac[(1, j)], self.jac[(2, j)]));
-                            let d = 0.5 * vee(&(rotation.transpose() * w * rm + rm.transpose() * w * rotation));
+                            let w = hat(&Vec3::new(
+                                self.jac[(0, j)],
+                                self.jac[(1, j)],
+                                self.jac[(2, j)],
+                            ));
+                            let d = 0.5
+                                * vee(&(rotation.transpose() * w * rm
+                                    + rm.transpose() * w * rotation));
                             jv[k] = d[comp];
                             k += 1;
                         }
                     }
                 }
-                PathConstraint::JointEquality { a, b, ratio, offset } => {
+                PathConstraint::JointEquality {
+                    a,
+                    b,
+                    ratio,
+                    offset,
+                } => {
                     values[r] = q[*a] - ratio * q[*b] - offset;
                     if let Some(jv) = jac.as_deref_mut() {
                         jv[k] = 1.0;

@@ -55,7 +55,10 @@ fn from_csv(
     let shown = path.display();
     let model = &prob.model;
     let mut reader = csv::Reader::from_path(path).map_err(|e| format!("{shown}: {e}"))?;
-    let header = reader.headers().map_err(|e| format!("{shown}: {e}"))?.clone();
+    let header = reader
+        .headers()
+        .map_err(|e| format!("{shown}: {e}"))?
+        .clone();
     let column = |name: &str| header.iter().position(|h| h == name);
     let t_col = column("t").ok_or_else(|| format!("{shown}: no column 't'"))?;
     let q_cols: Vec<Option<usize>> = model
@@ -90,7 +93,11 @@ fn from_csv(
     }
     let t_end = rows.last().map_or(0.0, |r| r[t_col]);
     // The previous horizon is stretched onto this one.
-    let scale = if t_end > 0.0 { t_end / prob.duration } else { 1.0 };
+    let scale = if t_end > 0.0 {
+        t_end / prob.duration
+    } else {
+        1.0
+    };
     let sample = |t: f64, col: usize| -> f64 {
         let t = t * scale;
         let k = rows.partition_point(|r| r[t_col] <= t);
@@ -106,11 +113,21 @@ fn from_csv(
     };
     let q = times
         .iter()
-        .map(|&t| q_cols.iter().map(|c| c.map_or(0.0, |c| sample(t, c))).collect())
+        .map(|&t| {
+            q_cols
+                .iter()
+                .map(|c| c.map_or(0.0, |c| sample(t, c)))
+                .collect()
+        })
         .collect();
     let u = times
         .iter()
-        .map(|&t| u_cols.iter().map(|c| c.map_or(0.0, |c| sample(t, c))).collect())
+        .map(|&t| {
+            u_cols
+                .iter()
+                .map(|c| c.map_or(0.0, |c| sample(t, c)))
+                .collect()
+        })
         .collect();
     Ok((q, u))
 }

@@ -2,10 +2,16 @@
 //! becomes a sparse [`Nlp`](crate::sqp::Nlp) — the Galerkin variational-integrator
 //! transcription ([`VariationalNlp`]) or the Hermite–Simpson collocation baseline.
 
+mod accuracy;
 mod common;
 mod guess;
+mod solution;
+mod solve;
 mod variational;
 
+pub use accuracy::{Accuracy, open_loop_accuracy};
 pub use common::Points;
 pub use guess::initial_trajectory;
+pub use solution::{Interpolant, Solution};
+pub use solve::{NlpSize, Outcome, SolveError, solve};
 pub use variational::VariationalNlp;

@@ -23,6 +23,7 @@
 
 use super::common::{Objective, PathRows, Points};
 use super::guess::initial_trajectory;
+use super::solution::{Interpolant, Solution};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
 use crate::problem::TrajectoryProblem;
 use crate::sqp::{EvalError, Nlp};
@@ -155,7 +156,11 @@ impl<'a> VariationalNlp<'a> {
         row += path.len();
         let stage_nnz = (0..big_n)
             .map(|k| {
-                let blocks = if k + 1 < big_n || last.is_some() { s + 1 } else { s };
+                let blocks = if k + 1 < big_n || last.is_some() {
+                    s + 1
+                } else {
+                    s
+                };
                 blocks * ((s + 1) * n * n + n_u)
             })
             .collect();
@@ -217,6 +222,70 @@ impl<'a> VariationalNlp<'a> {
         self.prob.stages
     }
 
+    /// The trajectory at `x`: control points, the knot velocities `v_k = M(q^k)⁻¹ p^k` of the
+    /// discrete Legendre transform (`p^{k+1}` from Eq. 5c), and the interpolant through both.
+    pub fn solution(&mut self, x: &[f64]) -> Solution {
+        let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
+        let model = &self.prob.model;
+        let gal = &self.gal;
+        let pts = &self.points;
+        let zero_p = vec![0.0; n];
+        self.stages.par_iter_mut().enumerate().for_each(|(k, st)| {
+            Self::gather(pts, s, n, n_u, k, x, st);
+            let stage = Stage {
+                dt,
+                p: &zero_p,
+                q: &st.q,
+                u: &st.u,
+                loads: &[],
+                forces: &[],
+            };
+            del_residual(model, gal, &mut st.ws, &stage, &mut st.r, &mut st.p_next);
+        });
+        let q: Vec<Vec<f64>> = (0..pts.len())
+            .map(|g| x[pts.q[g]..pts.q[g] + n].to_vec())
+            .collect();
+        let u: Vec<Vec<f64>> = (0..pts.len())
+            .map(|g| x[pts.u[g]..pts.u[g] + n_u].to_vec())
+            .collect();
+        let mut knot_velocities = Vec::with_capacity(self.prob.stages + 1);
+        for k in 0..=self.prob.stages {
+            let p = if k == 0 {
+                x[self.p0..self.p0 + n].to_vec()
+            } else {
+                self.stages[k - 1].p_next.clone()
+            };
+            mass_matrix(model, &mut self.ws, &q[k * s], &mut self.mass);
+            let pv = nalgebra::DVector::from_column_slice(&p);
+            knot_velocities.push(
+                self.mass
+                    .clone()
+                    .cholesky()
+                    .map_or_else(|| vec![f64::NAN; n], |c| c.solve(&pv).as_slice().to_vec()),
+            );
+        }
+        let mut sol = Solution {
+            joint_names: model.joint_names(),
+            actuated_names: model
+                .actuated_joints()
+                .iter()
+                .map(|&i| model.joint(i).name.clone())
+                .collect(),
+            times: pts.times.clone(),
+            q,
+            v: Vec::new(),
+            u,
+            interpolant: Interpolant::Galerkin {
+                gal: self.gal.clone(),
+                dt,
+                stages: self.prob.stages,
+                knot_velocities,
+            },
+        };
+        sol.v = sol.times.iter().map(|&t| sol.sample(t).1).collect();
+        sol
+    }
+
     /// Global row of DEL equation `α` of stage `k`.
     fn del_row(&self, k: usize, al: usize) -> usize {
         (k * self.gal.s() + al) * self.n
@@ -244,7 +313,14 @@ impl<'a> VariationalNlp<'a> {
             x[self.points.u[g]..self.points.u[g] + n_u].copy_from_slice(&u[g]);
         }
         let v0: Vec<f64> = (0..n).map(|i| prob.initial_v.guess(i, 0.0)).collect();
-        generalized_momentum(&prob.model, &mut self.ws, &q[0], &v0, &mut self.momentum, &mut self.dmomentum);
+        generalized_momentum(
+            &prob.model,
+            &mut self.ws,
+            &q[0],
+            &v0,
+            &mut self.momentum,
+            &mut self.dmomentum,
+        );
         x[self.p0..self.p0 + n].copy_from_slice(&self.momentum);
         if let Some(Boundary { v: Some(iv), .. }) = self.initial {
             x[iv..iv + n].copy_from_slice(&v0);
@@ -258,7 +334,15 @@ impl<'a> VariationalNlp<'a> {
     }
 
     /// Copies stage `k`'s control points and torques out of `x`.
-    fn gather(points: &Points, s: usize, n: usize, n_u: usize, k: usize, x: &[f64], st: &mut StageBuffers) {
+    fn gather(
+        points: &Points,
+        s: usize,
+        n: usize,
+        n_u: usize,
+        k: usize,
+        x: &[f64],
+        st: &mut StageBuffers,
+    ) {
         for al in 0..=s {
             let g = k * s + al;
             st.q[al * n..(al + 1) * n].copy_from_slice(&x[points.q[g]..points.q[g] + n]);
@@ -267,7 +351,12 @@ impl<'a> VariationalNlp<'a> {
     }
 
     /// The velocity the boundary row block `b` uses, at `x`.
-    fn boundary_velocity(&self, b: &Boundary, fixed: &crate::problem::Ranges, x: &[f64]) -> Vec<f64> {
+    fn boundary_velocity(
+        &self,
+        b: &Boundary,
+        fixed: &crate::problem::Ranges,
+        x: &[f64],
+    ) -> Vec<f64> {
         match b.v {
             Some(iv) => x[iv..iv + self.n].to_vec(),
             None => fixed.lower.clone(),
@@ -307,7 +396,10 @@ impl<'a> VariationalNlp<'a> {
                 t.push((self.first_velocity_row + r, self.points.q[k * s + be] + i));
             }
         }
-        t.extend(self.path.structure(self.prob, &self.points, self.first_path_row));
+        t.extend(
+            self.path
+                .structure(self.prob, &self.points, self.first_path_row),
+        );
         t
     }
 
@@ -336,7 +428,14 @@ impl<'a> VariationalNlp<'a> {
             }
             let v = self.boundary_velocity(&b, fixed, x);
             let q = &x[self.points.q[g]..self.points.q[g] + n];
-            generalized_momentum(model, &mut self.ws, q, &v, &mut self.momentum, &mut self.dmomentum);
+            generalized_momentum(
+                model,
+                &mut self.ws,
+                q,
+                &v,
+                &mut self.momentum,
+                &mut self.dmomentum,
+            );
             for j in 0..n {
                 for i in 0..n {
                     rest[idx] = -self.dmomentum[(i, j)];
@@ -359,7 +458,8 @@ impl<'a> VariationalNlp<'a> {
                 idx += 1;
             }
         }
-        self.path.jacobian_values(prob, &self.points, x, &mut rest[idx..]);
+        self.path
+            .jacobian_values(prob, &self.points, x, &mut rest[idx..]);
     }
 
     /// The variables of point `p` whose curvature the side terms carry: `q_p`, and the boundary
@@ -381,7 +481,8 @@ impl<'a> VariationalNlp<'a> {
 
     /// `σ∇f(x) + Σ_side λ_r ∇c_r(x)` over every row block after the stages.
     fn side_gradient(&mut self, x: &[f64], obj_factor: f64, lambda: &[f64], out: &mut [f64]) {
-        self.objective.evaluate(self.prob, &self.points, x, Some(out));
+        self.objective
+            .evaluate(self.prob, &self.points, x, Some(out));
         for g in out.iter_mut() {
             *g *= obj_factor;
         }
@@ -466,7 +567,8 @@ impl Nlp for VariationalNlp<'_> {
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        self.objective.evaluate(self.prob, &self.points, x, Some(grad));
+        self.objective
+            .evaluate(self.prob, &self.points, x, Some(grad));
         Self::check_finite(grad, "objective gradient")
     }
 
@@ -478,7 +580,14 @@ impl Nlp for VariationalNlp<'_> {
         let zero_p = vec![0.0; n];
         self.stages.par_iter_mut().enumerate().for_each(|(k, st)| {
             Self::gather(points, s, n, n_u, k, x, st);
-            let stage = Stage { dt, p: &zero_p, q: &st.q, u: &st.u, loads: &[], forces: &[] };
+            let stage = Stage {
+                dt,
+                p: &zero_p,
+                q: &st.q,
+                u: &st.u,
+                loads: &[],
+                forces: &[],
+            };
             del_residual(model, gal, &mut st.ws, &stage, &mut st.r, &mut st.p_next);
         });
         c.fill(0.0);
@@ -507,7 +616,14 @@ impl Nlp for VariationalNlp<'_> {
             let Some(b) = b else { continue };
             let v = self.boundary_velocity(&b, fixed, x);
             let q = &x[self.points.q[g]..self.points.q[g] + n];
-            generalized_momentum(model, &mut self.ws, q, &v, &mut self.momentum, &mut self.dmomentum);
+            generalized_momentum(
+                model,
+                &mut self.ws,
+                q,
+                &v,
+                &mut self.momentum,
+                &mut self.dmomentum,
+            );
             // Initial rows: p⁰ − M(q_0) v⁰. Final rows: p^N − M(q_sN) v^N, p^N having been
             // accumulated from the last stage above.
             for i in 0..n {
@@ -533,7 +649,9 @@ impl Nlp for VariationalNlp<'_> {
         let mut t = Vec::new();
         for k in 0..self.prob.stages {
             for al in 0..=s {
-                let Some(row) = self.output_row(k, al) else { continue };
+                let Some(row) = self.output_row(k, al) else {
+                    continue;
+                };
                 for ga in 0..=s {
                     let col = self.points.q[k * s + ga];
                     for j in 0..n {
@@ -573,7 +691,14 @@ impl Nlp for VariationalNlp<'_> {
             .enumerate()
             .for_each(|(k, (st, out))| {
                 Self::gather(points, s, n, n_u, k, x, st);
-                let stage = Stage { dt, p: &zero_p, q: &st.q, u: &st.u, loads: &[], forces: &[] };
+                let stage = Stage {
+                    dt,
+                    p: &zero_p,
+                    q: &st.q,
+                    u: &st.u,
+                    loads: &[],
+                    forces: &[],
+                };
                 linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
                 let blocks = out.len() / ((s + 1) * n * n + n_u);
                 let mut idx = 0;
@@ -670,10 +795,21 @@ impl Nlp for VariationalNlp<'_> {
                     let mut column = vec![0.0; block];
                     for (sign, e) in [(1.0, h), (-1.0, -h)] {
                         st.q[j] = q0 + e;
-                        let stage = Stage { dt, p: &zero_p, q: &st.q, u: &st.u, loads: &[], forces: &[] };
+                        let stage = Stage {
+                            dt,
+                            p: &zero_p,
+                            q: &st.q,
+                            u: &st.u,
+                            loads: &[],
+                            forces: &[],
+                        };
                         linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
                         for (c, col) in column.iter_mut().enumerate() {
-                            *col += sign * st.jac.dq.column(c).dot(&nalgebra::DVector::from_column_slice(&st.lambda))
+                            *col += sign
+                                * st.jac
+                                    .dq
+                                    .column(c)
+                                    .dot(&nalgebra::DVector::from_column_slice(&st.lambda))
                                 / (2.0 * h);
                         }
                     }

@@ -1,0 +1,109 @@
+//! `vito solve FILE.yaml`: transcribes and solves a motion problem and writes its results.
+
+use super::parse_qp;
+use anyhow::Context;
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use vito::output::{write_atomic, write_solve_report};
+use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
+use vito::sqp::{QpBackend, Status};
+use vito::transcription::{Outcome, solve};
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// The problem file (YAML).
+    pub file: PathBuf,
+    /// Output directory (default: the file's `output`, else results/<name>).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// QP backend for the SQP subproblems: clarabel or osqp.
+    #[arg(long, value_parser = parse_qp)]
+    pub qp: Option<QpBackend>,
+    /// Transcription: simpson_vi, trapezoid_vi, galerkin:S or hermite_simpson.
+    #[arg(long)]
+    pub transcription: Option<TranscriptionKind>,
+}
+
+/// Writes to stderr and keeps a copy for `solver.log`.
+pub struct Tee(pub Vec<u8>);
+
+impl Write for Tee {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// Solves `prob`, printing the log, and writes every result file into `dir`.
+pub fn solve_and_write(prob: &TrajectoryProblem, dir: &Path) -> anyhow::Result<Outcome> {
+    eprintln!(
+        "solving '{}': robot '{}' ({} DoF, {} actuated), {} stages over {} s, {}, QP {:?}, Hessian {:?}",
+        prob.name,
+        prob.model.name(),
+        prob.model.dof(),
+        prob.model.actuated_joints().len(),
+        prob.stages,
+        prob.duration,
+        prob.transcription,
+        prob.solver.qp,
+        prob.solver.hessian
+    );
+    let mut log = Tee(Vec::new());
+    let outcome = solve(prob, &mut log)?;
+    write_atomic(&dir.join("solver.log"), &log.0).context("writing solver.log")?;
+    let files = write_solve_report(dir, prob, &outcome)?;
+    let plots = super::plots::solve_plots(dir, prob, &outcome)?;
+    let r = &outcome.result;
+    eprintln!(
+        "{:?} after {} iterations in {:.3} s (NLP {:.3} s, QP {:.3} s): objective {:.6e}, \
+         constraint violation {:.1e}, dual infeasibility {:.1e}; {} variables, {} constraints, {} Jacobian nonzeros",
+        r.status,
+        r.iterations,
+        r.timing.total.as_secs_f64(),
+        r.timing.nlp_evaluation.as_secs_f64(),
+        r.timing.qp.as_secs_f64(),
+        r.objective,
+        r.residuals.primal_infeasibility,
+        r.residuals.dual_infeasibility,
+        outcome.size.variables,
+        outcome.size.constraints,
+        outcome.size.jacobian_nonzeros
+    );
+    let mut names: Vec<String> = files
+        .iter()
+        .chain(&plots)
+        .map(|p| p.display().to_string())
+        .collect();
+    names.push(dir.join("solver.log").display().to_string());
+    eprintln!("wrote {}", names.join(", "));
+    Ok(outcome)
+}
+
+/// Exit code for a finished solve: success only when converged.
+pub fn exit_for(status: Status) -> ExitCode {
+    if status == Status::Converged {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "error: the solve ended {status:?}, not Converged; its results were written anyway"
+        );
+        ExitCode::from(2)
+    }
+}
+
+pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
+    let overrides = ProblemOverrides {
+        output: args.output,
+        qp: args.qp,
+        transcription: args.transcription,
+    };
+    let prob = load_problem(&args.file, &overrides)?;
+    let outcome = solve_and_write(&prob, &prob.output)?;
+    Ok(exit_for(outcome.result.status))
+}

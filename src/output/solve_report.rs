@@ -1,0 +1,197 @@
+//! The files of a solve: `report.json`, `knots.csv` and `trajectory.csv` (plots and the
+//! filmstrip are added by [`super::write_solve_plots`]).
+
+use super::{OutputError, write_atomic, write_csv};
+use crate::problem::TrajectoryProblem;
+use crate::transcription::{Outcome, Solution};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Samples per stage of `trajectory.csv`.
+pub const SAMPLES_PER_STAGE: usize = 10;
+
+#[derive(Serialize)]
+struct HistoryRow {
+    iteration: usize,
+    objective: f64,
+    primal_infeasibility: f64,
+    dual_infeasibility: f64,
+    step_length: f64,
+    regularization: f64,
+    qp_iterations: usize,
+}
+
+/// The machine-readable summary of a solve.
+#[derive(Serialize)]
+pub struct Report {
+    /// Problem name.
+    pub problem: String,
+    /// Hash of the problem file and robot.
+    pub problem_hash: String,
+    /// vito's version.
+    pub vito_version: &'static str,
+    /// Robot name.
+    pub robot: String,
+    /// Degrees of freedom.
+    pub dof: usize,
+    /// Transcription name.
+    pub transcription: String,
+    /// Stages N.
+    pub stages: usize,
+    /// Horizon T (s).
+    pub duration: f64,
+    /// QP backend.
+    pub qp: String,
+    /// Hessian strategy.
+    pub hessian: String,
+    /// Outcome status.
+    pub status: String,
+    /// The solver's message.
+    pub message: String,
+    /// SQP iterations.
+    pub iterations: usize,
+    /// QP iterations in total.
+    pub qp_iterations: usize,
+    /// Final objective.
+    pub objective: f64,
+    /// Final largest constraint violation.
+    pub primal_infeasibility: f64,
+    /// Final scaled dual infeasibility.
+    pub dual_infeasibility: f64,
+    /// Final scaled complementarity.
+    pub complementarity: f64,
+    /// Wall time of the solve (s).
+    pub solve_time_s: f64,
+    /// Of which in NLP evaluations (s).
+    pub nlp_evaluation_time_s: f64,
+    /// Of which in QP solves (s).
+    pub qp_time_s: f64,
+    /// Decision variables.
+    pub variables: usize,
+    /// Constraint rows.
+    pub constraints: usize,
+    /// Jacobian structural nonzeros.
+    pub jacobian_nonzeros: usize,
+    history: Vec<HistoryRow>,
+}
+
+impl Report {
+    /// The report of `outcome` for `prob`.
+    pub fn new(prob: &TrajectoryProblem, outcome: &Outcome) -> Self {
+        let r = &outcome.result;
+        Self {
+            problem: prob.name.clone(),
+            problem_hash: prob.hash.clone(),
+            vito_version: env!("CARGO_PKG_VERSION"),
+            robot: prob.model.name().to_string(),
+            dof: prob.model.dof(),
+            transcription: prob.transcription.to_string(),
+            stages: prob.stages,
+            duration: prob.duration,
+            qp: format!("{:?}", prob.solver.qp).to_lowercase(),
+            hessian: format!("{:?}", prob.solver.hessian).to_lowercase(),
+            status: format!("{:?}", r.status),
+            message: r.message.clone(),
+            iterations: r.iterations,
+            qp_iterations: r.qp_iterations,
+            objective: r.objective,
+            primal_infeasibility: r.residuals.primal_infeasibility,
+            dual_infeasibility: r.residuals.dual_infeasibility,
+            complementarity: r.residuals.complementarity,
+            solve_time_s: r.timing.total.as_secs_f64(),
+            nlp_evaluation_time_s: r.timing.nlp_evaluation.as_secs_f64(),
+            qp_time_s: r.timing.qp.as_secs_f64(),
+            variables: outcome.size.variables,
+            constraints: outcome.size.constraints,
+            jacobian_nonzeros: outcome.size.jacobian_nonzeros,
+            history: r
+                .history
+                .iter()
+                .map(|h| HistoryRow {
+                    iteration: h.iteration,
+                    objective: h.objective,
+                    primal_infeasibility: h.primal_infeasibility,
+                    dual_infeasibility: h.dual_infeasibility,
+                    step_length: h.step_length,
+                    regularization: h.regularization,
+                    qp_iterations: h.qp_iterations,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `t, q_<joint>…, v_<joint>…, u_<joint>…` at the given times, sampled from the solution's
+/// interpolant.
+pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
+    times
+        .iter()
+        .map(|&t| {
+            let (q, v, u) = sol.sample(t);
+            let mut row = vec![t];
+            row.extend(q);
+            row.extend(v);
+            row.extend(u);
+            row
+        })
+        .collect()
+}
+
+/// The uniform fine grid of `trajectory.csv`.
+pub fn fine_grid(sol: &Solution, stages: usize) -> Vec<f64> {
+    let count = stages * SAMPLES_PER_STAGE;
+    let t_end = sol.duration();
+    (0..=count)
+        .map(|k| t_end * k as f64 / count as f64)
+        .collect()
+}
+
+fn header(sol: &Solution) -> Vec<String> {
+    let mut h = vec!["t".to_string()];
+    h.extend(sol.joint_names.iter().map(|j| format!("q_{j}")));
+    h.extend(sol.joint_names.iter().map(|j| format!("v_{j}")));
+    h.extend(sol.actuated_names.iter().map(|j| format!("u_{j}")));
+    h
+}
+
+/// Writes `report.json`, `knots.csv` (the transcription's points: its own values of q, q̇ and
+/// u) and `trajectory.csv` (the interpolant on a uniform grid of [`SAMPLES_PER_STAGE`] samples
+/// per stage) into `dir`; returns the paths written.
+///
+/// # Errors
+/// An [`OutputError`] naming the file.
+pub fn write_solve_report(
+    dir: &Path,
+    prob: &TrajectoryProblem,
+    outcome: &Outcome,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let sol = &outcome.solution;
+    let report = Report::new(prob, outcome);
+    let json = serde_json::to_string_pretty(&report).map_err(|e| OutputError::Csv {
+        path: dir.join("report.json"),
+        message: e.to_string(),
+    })?;
+    let report_path = dir.join("report.json");
+    write_atomic(&report_path, json.as_bytes()).map_err(|source| OutputError::Io {
+        path: report_path.clone(),
+        source,
+    })?;
+    let knots: Vec<Vec<f64>> = (0..sol.times.len())
+        .map(|p| {
+            let mut row = vec![sol.times[p]];
+            row.extend(&sol.q[p]);
+            row.extend(&sol.v[p]);
+            row.extend(&sol.u[p]);
+            row
+        })
+        .collect();
+    let knots_path = dir.join("knots.csv");
+    write_csv(&knots_path, &header(sol), &knots)?;
+    let traj_path = dir.join("trajectory.csv");
+    write_csv(
+        &traj_path,
+        &header(sol),
+        &sampled_rows(sol, &fine_grid(sol, prob.stages)),
+    )?;
+    Ok(vec![report_path, knots_path, traj_path])
+}

@@ -1,0 +1,163 @@
+//! An optimized trajectory in the transcription's own terms: its control points and its own
+//! interpolant, which samples `q(t)`, `q̇(t)` and `u(t)` at any time.
+
+use crate::vi::Galerkin;
+
+/// How the trajectory between the points is defined.
+#[derive(Clone, Debug)]
+pub enum Interpolant {
+    /// The Galerkin VI: on stage `k`, with `τ = t/Δt − k`, the polynomial of degree `s + 2`
+    /// through the control points `q^{k,0..=s}` (Eq. 2's Lagrange interpolant `L(τ)`) whose
+    /// derivative at both knots equals the velocity of the discrete Legendre transform,
+    /// `v_k = M(q^k)⁻¹ p^k` (order 2s accurate):
+    /// `q(τ) = L(τ) + ω(τ)(a + bτ)`, `ω(τ) = Π_α (τ − τ_α)`; `u` is the Lagrange interpolant of
+    /// the torques.
+    Galerkin {
+        /// The integrator's coefficients.
+        gal: Galerkin,
+        /// Stage length `Δt`.
+        dt: f64,
+        /// Number of stages.
+        stages: usize,
+        /// `v_k` at the N + 1 knots.
+        knot_velocities: Vec<Vec<f64>>,
+    },
+    /// Hermite–Simpson: on interval `k`, `q̇(t)` is the quadratic through the knot, midpoint
+    /// and knot velocities, `q(t) = q_k + ∫ q̇` (the cubic consistent with the Simpson
+    /// defects), and `u(t)` the quadratic through the three torques.
+    HermiteSimpson {
+        /// Interval length `h`.
+        h: f64,
+        /// Number of intervals.
+        intervals: usize,
+    },
+}
+
+/// Configurations, velocities and torques at the transcription's points, with its
+/// interpolant.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    /// Joint names (columns of `q` and `v`).
+    pub joint_names: Vec<String>,
+    /// Actuated joint names (columns of `u`).
+    pub actuated_names: Vec<String>,
+    /// Point times.
+    pub times: Vec<f64>,
+    /// `q` at the points.
+    pub q: Vec<Vec<f64>>,
+    /// `q̇` at the points, from the interpolant.
+    pub v: Vec<Vec<f64>>,
+    /// `u` at the points.
+    pub u: Vec<Vec<f64>>,
+    /// The interpolant.
+    pub interpolant: Interpolant,
+}
+
+impl Solution {
+    /// The horizon `T`.
+    pub fn duration(&self) -> f64 {
+        self.times.last().copied().unwrap_or(0.0)
+    }
+
+    /// Indices of the points that are knots (stage or interval boundaries).
+    pub fn knot_indices(&self) -> impl Iterator<Item = usize> + '_ {
+        let stride = match &self.interpolant {
+            Interpolant::Galerkin { gal, .. } => gal.s(),
+            Interpolant::HermiteSimpson { .. } => 2,
+        };
+        (0..self.times.len()).step_by(stride)
+    }
+
+    /// The initial velocity.
+    pub fn v0(&self) -> Vec<f64> {
+        self.sample(0.0).1
+    }
+
+    /// `(q(t), q̇(t), u(t))` from the interpolant (`t` is clamped to `[0, T]`).
+    pub fn sample(&self, t: f64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let t = t.clamp(0.0, self.duration());
+        let n = self.joint_names.len();
+        let n_u = self.actuated_names.len();
+        match &self.interpolant {
+            Interpolant::Galerkin {
+                gal,
+                dt,
+                stages,
+                knot_velocities,
+            } => {
+                let s = gal.s();
+                let k = ((t / dt).floor() as usize).min(stages - 1);
+                let tau = t / dt - k as f64;
+                let mut l = vec![0.0; s + 1];
+                let mut dl = vec![0.0; s + 1];
+                let node = gal.nodes();
+                let omega = |x: f64| node.iter().map(|a| x - a).product::<f64>();
+                let omega_dot = |x: f64| {
+                    (0..=s)
+                        .map(|a| {
+                            (0..=s)
+                                .filter(|&b| b != a)
+                                .map(|b| x - node[b])
+                                .product::<f64>()
+                        })
+                        .sum::<f64>()
+                };
+                let (w, wd) = (omega(tau), omega_dot(tau));
+                let (wd0, wd1) = (omega_dot(0.0), omega_dot(1.0));
+                let mut q = vec![0.0; n];
+                let mut v = vec![0.0; n];
+                let mut u = vec![0.0; n_u];
+                for i in 0..n {
+                    let pt = |be: usize| self.q[k * s + be][i];
+                    gal.basis_derivative(0.0, &mut dl);
+                    let l0: f64 = (0..=s).map(|be| dl[be] * pt(be)).sum();
+                    gal.basis_derivative(1.0, &mut dl);
+                    let l1: f64 = (0..=s).map(|be| dl[be] * pt(be)).sum();
+                    let a = (knot_velocities[k][i] * dt - l0) / wd0;
+                    let b = (knot_velocities[k + 1][i] * dt - l1) / wd1 - a;
+                    gal.basis(tau, &mut l);
+                    gal.basis_derivative(tau, &mut dl);
+                    let lq: f64 = (0..=s).map(|be| l[be] * pt(be)).sum();
+                    let ld: f64 = (0..=s).map(|be| dl[be] * pt(be)).sum();
+                    q[i] = lq + w * (a + b * tau);
+                    v[i] = (ld + wd * (a + b * tau) + w * b) / dt;
+                }
+                for be in 0..=s {
+                    for c in 0..n_u {
+                        u[c] += l[be] * self.u[k * s + be][c];
+                    }
+                }
+                (q, v, u)
+            }
+            Interpolant::HermiteSimpson { h, intervals } => {
+                let k = ((t / h).floor() as usize).min(intervals - 1);
+                let tau = t / h - k as f64;
+                let (a, m, b) = (2 * k, 2 * k + 1, 2 * k + 2);
+                // Quadratic Lagrange basis on 0, ½, 1 and its integrals from 0.
+                let l = [
+                    (2.0 * tau - 1.0) * (tau - 1.0),
+                    4.0 * tau * (1.0 - tau),
+                    tau * (2.0 * tau - 1.0),
+                ];
+                let il = [
+                    tau - 1.5 * tau * tau + 2.0 / 3.0 * tau.powi(3),
+                    2.0 * tau * tau - 4.0 / 3.0 * tau.powi(3),
+                    -0.5 * tau * tau + 2.0 / 3.0 * tau.powi(3),
+                ];
+                let pts = [a, m, b];
+                let q = (0..n)
+                    .map(|i| {
+                        self.q[a][i] + h * (0..3).map(|j| il[j] * self.v[pts[j]][i]).sum::<f64>()
+                    })
+                    .collect();
+                let v = (0..n)
+                    .map(|i| (0..3).map(|j| l[j] * self.v[pts[j]][i]).sum())
+                    .collect();
+                let u = (0..n_u)
+                    .map(|c| (0..3).map(|j| l[j] * self.u[pts[j]][c]).sum())
+                    .collect();
+                (q, v, u)
+            }
+        }
+    }
+}
