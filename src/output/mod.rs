@@ -2,8 +2,10 @@
 //! reports). Every file is written to a temporary name and renamed into place.
 
 mod atomic;
+mod plot;
 
 pub use atomic::write_atomic;
+pub use plot::{LinePlot, Series, write_line_plot, write_panels};
 
 use std::path::PathBuf;
 
