@@ -2,9 +2,11 @@
 //! reports). Every file is written to a temporary name and renamed into place.
 
 mod atomic;
+mod filmstrip;
 mod plot;
 
 pub use atomic::write_atomic;
+pub use filmstrip::{FilmstripOptions, write_filmstrip};
 pub use plot::{LinePlot, Series, write_line_plot, write_panels};
 
 use std::path::PathBuf;
