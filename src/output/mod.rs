@@ -1,12 +1,16 @@
-//! Writing results: atomic file output, plots and filmstrips (and, as they arrive, CSV/JSON
-//! reports). Every file is written to a temporary name and renamed into place.
+//! Writing results: CSV tables, solve reports, plots and stick-figure filmstrips. Every file is
+//! written to a temporary name and renamed into place.
 
 mod atomic;
+mod filmstrip;
+mod plot;
 mod solve_report;
 mod table;
 mod trajectory;
 
 pub use atomic::write_atomic;
+pub use filmstrip::{FilmstripOptions, write_filmstrip};
+pub use plot::{LinePlot, Series, write_line_plot, write_panels};
 pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};
 pub use table::write_csv;
 pub use trajectory::write_simulation_csv;

@@ -1,0 +1,872 @@
+//! A filmstrip of a motion: stick figures of the robot at evenly spaced times, side by side at
+//! one common scale, written as SVG and PNG.
+//!
+//! Each body is drawn as segments from its parent's joint origin (the world origin on a fixed
+//! base) to its own and from its joint origin to its named frames and contact points, with an
+//! outline through the contact points of a body that has several (a sole); the root link of a
+//! moving base and a body from which nothing else leaves also get a segment to their centre of
+//! mass. Joints are small circles, contact points red dots and the root a black dot. Limbs on
+//! the robot's left (+y at `q = 0`) are blue, those on its right orange, the rest dark grey.
+//! The side view looks along +y (world x to the right, z up); unless the base is planar, a
+//! robot whose points spread in y by more than 5 % of its size also gets a row with the front
+//! view (world y to the right, z up). Each panel also shows the previous snapshot as a faint
+//! ghost, and a footer keys the colours and the spacing of the background grid.
+
+use super::OutputError;
+use super::plot::{DrawResult, Figure, INK, MUTED, Scale, text_width, with_suffix, write_figure};
+use crate::dynamics::{Workspace, forward_kinematics};
+use crate::model::{BaseKind, Model};
+use crate::spatial::Vec3;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+
+/// How a filmstrip is made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilmstripOptions {
+    /// Number of snapshots (8 by default; at least 1, at most 24).
+    pub frames: usize,
+    /// Title above the panels.
+    pub title: String,
+    /// Height of the ground plane to draw, if any (and finite).
+    pub ground_height: Option<f64>,
+}
+
+impl Default for FilmstripOptions {
+    fn default() -> Self {
+        Self {
+            frames: 8,
+            title: String::new(),
+            ground_height: None,
+        }
+    }
+}
+
+/// Writes a filmstrip of a motion of `model` to `<stem>.svg` and `<stem>.png`.
+///
+/// `samples` are `(time, q)` along the motion, in time order, with `q` in the model's joint
+/// order; `opts.frames` snapshots are taken at evenly spaced times (the sample nearest each,
+/// each sample at most once), in one row or, if that shows the robot larger, two.
+/// Samples with a non-finite time or joint value are skipped; with none left the panels are
+/// replaced by "no data".
+///
+/// # Errors
+/// [`OutputError::Draw`] if a sample does not have one value per joint or drawing fails,
+/// [`OutputError::Io`] if a file cannot be written.
+pub fn write_filmstrip(
+    stem: &Path,
+    model: &Model,
+    samples: &[(f64, Vec<f64>)],
+    opts: &FilmstripOptions,
+) -> Result<(), OutputError> {
+    let dof = model.dof();
+    if let Some((t, q)) = samples.iter().find(|(_, q)| q.len() != dof) {
+        return Err(OutputError::Draw {
+            path: with_suffix(stem, "svg"),
+            message: format!(
+                "the sample at t = {t} has {} joint values but robot '{}' has {dof} joints",
+                q.len(),
+                model.name()
+            ),
+        });
+    }
+    let poses = snapshots(model, samples, opts.frames.clamp(1, MAX_FRAMES));
+    write_figure(stem, || Filmstrip::new(model, poses, opts))
+}
+
+/// The side of the robot a body is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Left,
+    Middle,
+    Right,
+}
+
+impl Side {
+    fn color(self) -> RGBColor {
+        match self {
+            Side::Left => RGBColor(31, 119, 180),
+            Side::Middle => RGBColor(64, 64, 64),
+            Side::Right => RGBColor(255, 127, 14),
+        }
+    }
+}
+
+/// A segment of the stick figure.
+#[derive(Clone, Copy, Debug)]
+struct Bone {
+    a: Vec3,
+    b: Vec3,
+    side: Side,
+}
+
+/// The stick figure at one time, in world coordinates.
+#[derive(Clone, Debug)]
+struct Pose {
+    time: f64,
+    bones: Vec<Bone>,
+    /// Outlines through the contact points of each body with several (e.g. a sole).
+    soles: Vec<(Side, Vec<Vec3>)>,
+    joints: Vec<Vec3>,
+    contacts: Vec<Vec3>,
+    /// The root link's origin (the world origin for a fixed base).
+    root: Vec3,
+}
+
+impl Pose {
+    fn points(&self) -> impl Iterator<Item = &Vec3> {
+        self.bones
+            .iter()
+            .flat_map(|b| [&b.a, &b.b])
+            .chain(&self.joints)
+            .chain(&self.contacts)
+            .chain(std::iter::once(&self.root))
+    }
+}
+
+/// The side of each body: the sign of its origin's y with every joint at zero.
+fn sides(model: &Model, ws: &mut Workspace) -> Vec<Side> {
+    forward_kinematics(model, ws, &vec![0.0; model.dof()]);
+    (0..model.dof())
+        .map(|i| {
+            let y = ws.body_pose(i).translation.y;
+            if y > 1e-4 {
+                Side::Left
+            } else if y < -1e-4 {
+                Side::Right
+            } else {
+                Side::Middle
+            }
+        })
+        .collect()
+}
+
+/// The stick figure at `q` (from the forward kinematics in `ws`): segments from each body's
+/// parent joint origin (the world origin for a body on a fixed base) to its own, and from its
+/// joint origin to its contact points and named frames. A body from which nothing else leaves,
+/// and the root link of a moving base, also get a segment to their centre of mass, so that a
+/// trunk or an end link without a frame is seen.
+fn pose(model: &Model, ws: &mut Workspace, sides: &[Side], time: f64, q: &[f64]) -> Pose {
+    forward_kinematics(model, ws, q);
+    let origin = |i: usize| ws.body_pose(i).translation;
+    let point = |i: usize, offset: &Vec3| ws.body_pose(i).transform_point(offset);
+    // Each segment with the body it leaves from (`None`: the world).
+    let mut bones: Vec<(Option<usize>, Bone)> = Vec::new();
+    let mut joints = Vec::new();
+    for (i, joint) in model.joints().iter().enumerate() {
+        if !joint.is_base {
+            joints.push(origin(i));
+            let a = joint.parent.map_or_else(Vec3::zeros, origin);
+            bones.push((
+                joint.parent,
+                Bone {
+                    a,
+                    b: origin(i),
+                    side: sides[i],
+                },
+            ));
+        }
+    }
+    let mut contacts = Vec::new();
+    let mut soles: Vec<(usize, Vec<Vec3>)> = Vec::new();
+    for c in model.contact_points() {
+        let p = point(c.body, &c.offset);
+        contacts.push(p);
+        let side = sides[c.body];
+        bones.push((
+            Some(c.body),
+            Bone {
+                a: origin(c.body),
+                b: p,
+                side,
+            },
+        ));
+        match soles.iter_mut().find(|(body, _)| *body == c.body) {
+            Some((_, sole)) => sole.push(p),
+            None => soles.push((c.body, vec![p])),
+        }
+    }
+    for f in model.frames() {
+        let p = point(f.body, &f.placement.translation);
+        let side = sides[f.body];
+        bones.push((
+            Some(f.body),
+            Bone {
+                a: origin(f.body),
+                b: p,
+                side,
+            },
+        ));
+    }
+    bones.retain(|(_, b)| (b.a - b.b).norm() > 1e-9);
+    let root_body = model.base().dof().checked_sub(1);
+    for (i, joint) in model.joints().iter().enumerate() {
+        let leaf = !bones.iter().any(|(from, _)| *from == Some(i));
+        let com = point(i, &joint.com);
+        if joint.mass > 0.0 && (leaf || Some(i) == root_body) && (com - origin(i)).norm() > 1e-9 {
+            bones.push((
+                None,
+                Bone {
+                    a: origin(i),
+                    b: com,
+                    side: sides[i],
+                },
+            ));
+        }
+    }
+    Pose {
+        time,
+        bones: bones.into_iter().map(|(_, b)| b).collect(),
+        soles: soles
+            .into_iter()
+            .filter(|(_, sole)| sole.len() > 1)
+            .map(|(body, sole)| (sides[body], sole))
+            .collect(),
+        joints,
+        contacts,
+        root: root_body.map_or_else(Vec3::zeros, origin),
+    }
+}
+
+/// The poses at `frames` evenly spaced times (the sample nearest each; a sample is used once).
+fn snapshots(model: &Model, samples: &[(f64, Vec<f64>)], frames: usize) -> Vec<Pose> {
+    let valid: Vec<&(f64, Vec<f64>)> = samples
+        .iter()
+        .filter(|(t, q)| t.is_finite() && q.iter().all(|v| v.is_finite()))
+        .collect();
+    let (Some(first), Some(last)) = (valid.first(), valid.last()) else {
+        return Vec::new();
+    };
+    let (t0, t1) = (first.0, last.0);
+    let mut picked: Vec<usize> = (0..frames)
+        .map(|k| {
+            let target = if frames > 1 {
+                t0 + (t1 - t0) * k as f64 / (frames - 1) as f64
+            } else {
+                t0
+            };
+            (0..valid.len())
+                .min_by(|&a, &b| {
+                    let da = (valid[a].0 - target).abs();
+                    let db = (valid[b].0 - target).abs();
+                    da.total_cmp(&db)
+                })
+                .unwrap_or(0)
+        })
+        .collect();
+    picked.dedup();
+    let mut ws = Workspace::new(model);
+    let sides = sides(model, &mut ws);
+    picked
+        .into_iter()
+        .map(|i| pose(model, &mut ws, &sides, valid[i].0, &valid[i].1))
+        .filter(|p| p.points().all(|v| v.iter().all(|c| c.abs() <= 1e12)))
+        .collect()
+}
+
+/// A projection of world points onto the picture plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    /// World x to the right, z up, looking along +y.
+    Side,
+    /// World y to the right, z up, looking along −x.
+    Front,
+}
+
+impl View {
+    fn project(self, p: &Vec3) -> (f64, f64) {
+        match self {
+            View::Side => (p.x, p.z),
+            View::Front => (p.y, p.z),
+        }
+    }
+
+    /// Distance from the viewer, larger farther away.
+    fn depth(self, p: &Vec3) -> f64 {
+        match self {
+            View::Side => p.y,
+            View::Front => -p.x,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            View::Side => "side (x–z)",
+            View::Front => "front (y–z)",
+        }
+    }
+}
+
+/// Most snapshots in one filmstrip.
+const MAX_FRAMES: usize = 24;
+
+/// Layout sizes, in nominal pixels.
+const MAX_WIDTH: f64 = 1800.0;
+const MAX_HEIGHT: f64 = 1000.0;
+const MIN_WIDTH: u32 = 720;
+const MIN_PANEL_WIDTH: f64 = 150.0;
+const MIN_PANEL_HEIGHT: f64 = 120.0;
+const MARGIN: u32 = 16;
+const GAP: u32 = 12;
+const TITLE_BAND: u32 = 48;
+const LABEL_BAND: u32 = 28;
+const FOOTER_BAND: u32 = 36;
+const ROW_HEADER: u32 = 30;
+const TITLE_FONT: f64 = 24.0;
+const LABEL_FONT: f64 = 16.0;
+const KEY_FONT: f64 = 15.0;
+
+const PANEL_FILL: RGBColor = RGBColor(250, 250, 250);
+const PANEL_BORDER: RGBColor = RGBColor(210, 210, 210);
+const GRID: RGBColor = RGBColor(232, 232, 232);
+const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
+const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
+const GHOST: RGBColor = RGBColor(205, 205, 205);
+const CONTACT: RGBColor = RGBColor(214, 39, 40);
+
+/// Panel arrangement and the common window onto the world.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    /// Panels per row.
+    cols: usize,
+    /// Rows of panels (each wrapped row of snapshots has one row per view).
+    rows: usize,
+    panel_w: u32,
+    panel_h: u32,
+    /// Left edge of the first panel.
+    left: u32,
+    width: u32,
+    height: u32,
+    /// Half extents of the window in metres (horizontal, vertical).
+    half: (f64, f64),
+    /// Window centres: side-view horizontal, front-view horizontal, vertical.
+    centre: (f64, f64, f64),
+    /// Spacing of the background grid in metres.
+    grid: f64,
+}
+
+/// The filmstrip picture.
+#[derive(Clone, Debug)]
+struct Filmstrip {
+    title: String,
+    poses: Vec<Pose>,
+    views: Vec<View>,
+    ground: Option<f64>,
+    layout: Layout,
+    time_decimals: usize,
+    key: Vec<(KeyMark, String)>,
+}
+
+/// A footer key entry's symbol.
+#[derive(Clone, Copy, Debug)]
+enum KeyMark {
+    Line(RGBColor),
+    Dot(RGBColor),
+    Text,
+}
+
+/// The range of `values` (`(0, 0)` if there are none).
+fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values
+        .fold(None, |acc: Option<(f64, f64)>, v| {
+            Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))))
+        })
+        .unwrap_or((0.0, 0.0))
+}
+
+/// The 1-2-5 step nearest `x` (by ratio).
+fn nice_step(x: f64) -> f64 {
+    let p = 10f64.powf(x.log10().floor());
+    let off = |m: &f64| (m * p / x).ln().abs();
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .min_by(|a, b| off(a).total_cmp(&off(b)))
+        .map_or(p, |m| m * p)
+}
+
+impl Filmstrip {
+    fn new(model: &Model, poses: Vec<Pose>, opts: &FilmstripOptions) -> Self {
+        let ground = opts.ground_height.filter(|g| g.is_finite());
+        let all = || poses.iter().flat_map(Pose::points);
+        let xs = range(all().map(|p| p.x));
+        let ys = range(all().map(|p| p.y));
+        let zs = range(all().map(|p| p.z).chain(ground));
+        let extent = |r: (f64, f64)| r.1 - r.0;
+        let size = extent(xs).max(extent(zs)).max(extent(ys)).max(0.1);
+        let front =
+            model.base() != BaseKind::Planar && extent(ys) > 0.05 * extent(xs).max(extent(zs));
+        let views = if front {
+            vec![View::Side, View::Front]
+        } else {
+            vec![View::Side]
+        };
+        let pad = 0.06 * size;
+        let wide = extent(xs).max(if front { extent(ys) } else { 0.0 }) + 2.0 * pad;
+        let tall = extent(zs) + 2.0 * pad;
+        let layout = Self::arrange(poses.len().max(1), views.len(), (wide, tall));
+        let layout = Layout {
+            centre: (
+                0.5 * (xs.0 + xs.1),
+                0.5 * (ys.0 + ys.1),
+                0.5 * (zs.0 + zs.1),
+            ),
+            ..layout
+        };
+        let span = poses.last().map_or(0.0, |p| p.time) - poses.first().map_or(0.0, |p| p.time);
+        let step = span / poses.len().saturating_sub(1).max(1) as f64;
+        let time_decimals = if step > 0.0 {
+            (1 - step.log10().floor() as i32).clamp(2, 6) as usize
+        } else {
+            2
+        };
+        let mut key = Vec::new();
+        let bones = || poses.iter().flat_map(|p| &p.bones);
+        for (side, name) in [(Side::Left, "left"), (Side::Right, "right")] {
+            if bones().any(|b| b.side == side) {
+                key.push((KeyMark::Line(side.color()), name.to_string()));
+            }
+        }
+        if poses.iter().any(|p| !p.contacts.is_empty()) {
+            key.push((KeyMark::Dot(CONTACT), "contact point".to_string()));
+        }
+        if poses.len() > 1 {
+            key.push((KeyMark::Line(GHOST), "previous snapshot".to_string()));
+        }
+        key.push((
+            KeyMark::Text,
+            format!("grid {} m", format_metres(layout.grid)),
+        ));
+        Filmstrip {
+            title: opts.title.clone(),
+            poses,
+            views,
+            ground,
+            layout,
+            time_decimals,
+            key,
+        }
+    }
+
+    /// Chooses one or two rows of snapshots (whichever shows the robot larger) and the common
+    /// scale for `n` snapshots in `views` views of a window of `(wide, tall)` metres.
+    fn arrange(n: usize, views: usize, (wide, tall): (f64, f64)) -> Layout {
+        let header = if views > 1 { ROW_HEADER } else { 0 };
+        let fixed_w = f64::from(2 * MARGIN + header);
+        let fixed_h = f64::from(TITLE_BAND + FOOTER_BAND);
+        let (wraps, scale) = [1, 2]
+            .into_iter()
+            .filter(|&w| w == 1 || n >= 4)
+            .map(|wraps| {
+                let cols = n.div_ceil(wraps);
+                let rows = wraps * views;
+                let panel_w =
+                    (MAX_WIDTH - fixed_w - (cols - 1) as f64 * f64::from(GAP)) / cols as f64;
+                let panel_h = (MAX_HEIGHT
+                    - fixed_h
+                    - rows as f64 * f64::from(LABEL_BAND)
+                    - (rows - 1) as f64 * f64::from(GAP))
+                    / rows as f64;
+                (wraps, (panel_w / wide).min(panel_h / tall))
+            })
+            .fold(
+                (1, 0.0),
+                |best, c| if c.1 > best.1 * 1.05 { c } else { best },
+            );
+        let cols = n.div_ceil(wraps);
+        let rows = wraps * views;
+        let panel_w = (scale * wide).max(MIN_PANEL_WIDTH).round() as u32;
+        let panel_h = (scale * tall).max(MIN_PANEL_HEIGHT).round() as u32;
+        let grid_w = header + cols as u32 * panel_w + (cols as u32 - 1) * GAP;
+        let width = (grid_w + 2 * MARGIN).max(MIN_WIDTH);
+        let height = TITLE_BAND
+            + rows as u32 * (LABEL_BAND + panel_h)
+            + (rows as u32 - 1) * GAP
+            + FOOTER_BAND;
+        let half = (
+            0.5 * f64::from(panel_w) / scale,
+            0.5 * f64::from(panel_h) / scale,
+        );
+        Layout {
+            cols,
+            rows,
+            panel_w,
+            panel_h,
+            left: (width - grid_w) / 2 + header,
+            width,
+            height,
+            half,
+            centre: (0.0, 0.0, 0.0),
+            grid: nice_step(2.0 * half.0.max(half.1) / 8.0),
+        }
+    }
+
+    /// Top-left corner of panel `(row, col)`, below its label band.
+    fn panel_origin(&self, row: usize, col: usize) -> (i32, i32) {
+        let l = &self.layout;
+        let x = l.left + col as u32 * (l.panel_w + GAP);
+        let y = TITLE_BAND + row as u32 * (LABEL_BAND + l.panel_h + GAP) + LABEL_BAND;
+        (x as i32, y as i32)
+    }
+
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        (row, col): (usize, usize),
+        view: View,
+        pose: usize,
+        s: Scale,
+    ) -> DrawResult<DB> {
+        let l = &self.layout;
+        let (x, y) = self.panel_origin(row, col);
+        let label = format!("t = {:.*} s", self.time_decimals, self.poses[pose].time);
+        let label_style = s
+            .text(LABEL_FONT, FontStyle::Normal, INK)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        root.draw_text(
+            &label,
+            &label_style,
+            (
+                s.px(x + l.panel_w as i32 / 2),
+                s.px(y - LABEL_BAND as i32 / 2 + 2),
+            ),
+        )?;
+        let panel = root
+            .clone()
+            .shrink((s.px(x), s.px(y)), (s.upx(l.panel_w), s.upx(l.panel_h)));
+        panel.fill(&PANEL_FILL)?;
+        let h_centre = match view {
+            View::Side => l.centre.0,
+            View::Front => l.centre.1,
+        };
+        let (h0, h1) = (h_centre - l.half.0, h_centre + l.half.0);
+        let (v0, v1) = (l.centre.2 - l.half.1, l.centre.2 + l.half.1);
+        let chart = ChartBuilder::on(&panel).build_cartesian_2d(h0..h1, v0..v1)?;
+        let world = chart.plotting_area();
+        let thin = |c: RGBColor| c.stroke_width(s.upx(1));
+        let grid_lines = |lo: f64, hi: f64| {
+            let first = (lo / l.grid).ceil() as i64;
+            let last = (hi / l.grid).floor() as i64;
+            (first..=last).map(move |k| k as f64 * l.grid)
+        };
+        for gx in grid_lines(h0, h1) {
+            world.draw(&PathElement::new(vec![(gx, v0), (gx, v1)], thin(GRID)))?;
+        }
+        for gz in grid_lines(v0, v1) {
+            world.draw(&PathElement::new(vec![(h0, gz), (h1, gz)], thin(GRID)))?;
+        }
+        if let Some(g) = self.ground {
+            world.draw(&Rectangle::new([(h0, v0), (h1, g)], GROUND_FILL.filled()))?;
+            world.draw(&PathElement::new(
+                vec![(h0, g), (h1, g)],
+                GROUND_LINE.stroke_width(s.upx(2)),
+            ))?;
+        }
+        if pose > 0 {
+            let ghost = &self.poses[pose - 1];
+            for b in &ghost.bones {
+                world.draw(&PathElement::new(
+                    vec![view.project(&b.a), view.project(&b.b)],
+                    GHOST.stroke_width(s.upx(2)),
+                ))?;
+            }
+            for (_, sole) in &ghost.soles {
+                world.draw(&PathElement::new(
+                    outline(view, sole),
+                    GHOST.stroke_width(s.upx(2)),
+                ))?;
+            }
+        }
+        let current = &self.poses[pose];
+        let mut bones: Vec<&Bone> = current.bones.iter().collect();
+        bones.sort_by(|a, b| {
+            let da = view.depth(&a.a) + view.depth(&a.b);
+            let db = view.depth(&b.a) + view.depth(&b.b);
+            db.total_cmp(&da)
+        });
+        for b in bones {
+            world.draw(&PathElement::new(
+                vec![view.project(&b.a), view.project(&b.b)],
+                b.side.color().stroke_width(s.upx(3)),
+            ))?;
+        }
+        for (side, sole) in &current.soles {
+            world.draw(&PathElement::new(
+                outline(view, sole),
+                side.color().stroke_width(s.upx(2)),
+            ))?;
+        }
+        for j in &current.joints {
+            let c = view.project(j);
+            world.draw(&Circle::new(c, s.px(3), WHITE.filled()))?;
+            world.draw(&Circle::new(c, s.px(3), INK.stroke_width(s.upx(1))))?;
+        }
+        for p in &current.contacts {
+            world.draw(&Circle::new(view.project(p), s.px(3), CONTACT.filled()))?;
+        }
+        world.draw(&Circle::new(
+            view.project(&current.root),
+            s.px(5),
+            INK.filled(),
+        ))?;
+        panel.draw(&Rectangle::new(
+            [
+                (0, 0),
+                (s.px(l.panel_w as i32) - 1, s.px(l.panel_h as i32) - 1),
+            ],
+            thin(PANEL_BORDER),
+        ))
+    }
+
+    fn draw_key<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        s: Scale,
+    ) -> DrawResult<DB> {
+        let y = self.layout.height as i32 - FOOTER_BAND as i32 / 2;
+        let mut x = self.layout.left as i32;
+        let style = s
+            .text(KEY_FONT, FontStyle::Normal, MUTED)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (mark, text) in &self.key {
+            match mark {
+                KeyMark::Line(c) => {
+                    root.draw(&PathElement::new(
+                        vec![(s.px(x), s.px(y)), (s.px(x + 24), s.px(y))],
+                        c.stroke_width(s.upx(3)),
+                    ))?;
+                    x += 30;
+                }
+                KeyMark::Dot(c) => {
+                    root.draw(&Circle::new((s.px(x + 4), s.px(y)), s.px(4), c.filled()))?;
+                    x += 14;
+                }
+                KeyMark::Text => {}
+            }
+            root.draw_text(text, &style, (s.px(x), s.px(y)))?;
+            x += text_width(text, KEY_FONT, FontStyle::Normal) as i32 + 24;
+        }
+        Ok(())
+    }
+}
+
+/// The closed outline of `points` in `view`: the points in angular order about their centre.
+fn outline(view: View, points: &[Vec3]) -> Vec<(f64, f64)> {
+    let mut flat: Vec<(f64, f64)> = points.iter().map(|p| view.project(p)).collect();
+    let n = flat.len() as f64;
+    let cx = flat.iter().map(|p| p.0).sum::<f64>() / n;
+    let cy = flat.iter().map(|p| p.1).sum::<f64>() / n;
+    let angle = |p: &(f64, f64)| (p.1 - cy).atan2(p.0 - cx);
+    flat.sort_by(|a, b| angle(a).total_cmp(&angle(b)));
+    if let Some(&first) = flat.first() {
+        flat.push(first);
+    }
+    flat
+}
+
+/// Metres with as few decimals as needed.
+fn format_metres(v: f64) -> String {
+    let mut text = format!("{v:.6}");
+    while text.ends_with('0') {
+        text.pop();
+    }
+    text.trim_end_matches('.').to_string()
+}
+
+impl Figure for Filmstrip {
+    fn size(&self) -> (u32, u32) {
+        (self.layout.width, self.layout.height)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, s: Scale) -> DrawResult<DB> {
+        root.fill(&WHITE)?;
+        let l = &self.layout;
+        let title_style = s
+            .text(TITLE_FONT, FontStyle::Bold, INK)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        root.draw_text(
+            &self.title,
+            &title_style,
+            (s.px(l.width as i32 / 2), s.px(TITLE_BAND as i32 / 2 + 2)),
+        )?;
+        if self.poses.is_empty() {
+            let style = s
+                .text(LABEL_FONT, FontStyle::Normal, MUTED)
+                .pos(Pos::new(HPos::Center, VPos::Center));
+            return root.draw_text(
+                "no data",
+                &style,
+                (s.px(l.width as i32 / 2), s.px(l.height as i32 / 2)),
+            );
+        }
+        for row in 0..l.rows {
+            let view = self.views[row % self.views.len()];
+            if self.views.len() > 1 {
+                let (_, y) = self.panel_origin(row, 0);
+                let style = s
+                    .text(LABEL_FONT, FontStyle::Normal, MUTED)
+                    .pos(Pos::new(HPos::Center, VPos::Center))
+                    .transform(FontTransform::Rotate270);
+                root.draw_text(
+                    view.name(),
+                    &style,
+                    (
+                        s.px(l.left as i32 - ROW_HEADER as i32 / 2),
+                        s.px(y + l.panel_h as i32 / 2),
+                    ),
+                )?;
+            }
+            let wrap = row / self.views.len();
+            for col in 0..l.cols {
+                let pose = wrap * l.cols + col;
+                if pose < self.poses.len() {
+                    self.draw_panel(root, (row, col), view, pose, s)?;
+                }
+            }
+        }
+        self.draw_key(root, s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PendulumSpec, load_urdf, parse_urdf, pendulum_urdf};
+    use crate::output::plot::tests::{read_figure, temp_dir};
+
+    fn pendulum(links: usize) -> Model {
+        let spec = PendulumSpec {
+            links,
+            ..PendulumSpec::default()
+        };
+        parse_urdf(&pendulum_urdf(&spec).unwrap(), "pendulum", BaseKind::Fixed).unwrap()
+    }
+
+    /// 101 samples over 2 s of every joint swinging by `0.8 sin 2t`.
+    fn swing(model: &Model) -> Vec<(f64, Vec<f64>)> {
+        (0..=100)
+            .map(|k| {
+                let t = f64::from(k) * 0.02;
+                (t, vec![0.8 * (2.0 * t).sin(); model.dof()])
+            })
+            .collect()
+    }
+
+    fn labels(svg: &str) -> usize {
+        svg.matches(">\nt = ").count()
+    }
+
+    #[test]
+    fn pendulum_swing_has_one_panel_per_frame() {
+        let dir = temp_dir("filmstrip-pendulum");
+        let model = pendulum(12);
+        let opts = FilmstripOptions {
+            title: "Pendulum swing".into(),
+            ..FilmstripOptions::default()
+        };
+        let stem = dir.join("swing");
+        write_filmstrip(&stem, &model, &swing(&model), &opts).unwrap();
+        let (svg, _) = read_figure(&stem);
+        assert!(svg.contains("Pendulum swing"));
+        assert_eq!(labels(&svg), 8);
+        assert!(svg.contains(">\nt = 0.00 s\n<") && svg.contains(">\nt = 2.00 s\n<"));
+        assert!(!svg.contains("front"), "a planar motion has no front view");
+        let files = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(files, 2, "exactly the two figures, no temporary files");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn floating_humanoid_gets_a_front_view() {
+        let dir = temp_dir("filmstrip-humanoid");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/humanoid.urdf");
+        let model = load_urdf(path, BaseKind::Floating).unwrap();
+        let base_z = model.joint_index("base_z").unwrap();
+        let knee = model.joint_index("l_leg_kny").unwrap();
+        let samples: Vec<(f64, Vec<f64>)> = (0..=10)
+            .map(|k| {
+                let mut q = vec![0.0; model.dof()];
+                q[base_z] = 0.94;
+                q[knee] = 0.1 * f64::from(k);
+                (0.1 * f64::from(k), q)
+            })
+            .collect();
+        let opts = FilmstripOptions {
+            frames: 5,
+            title: "Humanoid".into(),
+            ground_height: Some(0.0),
+        };
+        let stem = dir.join("knee");
+        write_filmstrip(&stem, &model, &samples, &opts).unwrap();
+        let (svg, _) = read_figure(&stem);
+        assert!(svg.contains("side (x–z)") && svg.contains("front (y–z)"));
+        assert_eq!(labels(&svg), 10, "five snapshots in two views");
+        assert!(svg.contains("left") && svg.contains("right") && svg.contains("contact point"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn few_or_bad_samples_still_draw() {
+        let dir = temp_dir("filmstrip-bad");
+        let model = pendulum(2);
+        let opts = FilmstripOptions::default();
+        let few: Vec<(f64, Vec<f64>)> = (0..3).map(|k| (f64::from(k), vec![0.3; 2])).collect();
+        write_filmstrip(&dir.join("few"), &model, &few, &opts).unwrap();
+        assert_eq!(
+            labels(&read_figure(&dir.join("few")).0),
+            3,
+            "each sample once"
+        );
+        let mut broken = swing(&model);
+        broken[50].1[1] = f64::NAN;
+        broken[60].0 = f64::INFINITY;
+        broken[70].1[0] = 1e300;
+        write_filmstrip(&dir.join("broken"), &model, &broken, &opts).unwrap();
+        assert_eq!(labels(&read_figure(&dir.join("broken")).0), 8);
+        let nan = [(f64::NAN, vec![0.0; 2]), (1.0, vec![f64::NAN; 2])];
+        for (name, samples) in [("empty", &[][..]), ("nan", &nan[..])] {
+            let stem = dir.join(name);
+            write_filmstrip(&stem, &model, samples, &opts).unwrap();
+            assert!(read_figure(&stem).0.contains("no data"));
+        }
+        let zero = FilmstripOptions {
+            frames: 0,
+            ..FilmstripOptions::default()
+        };
+        write_filmstrip(&dir.join("zero"), &model, &broken, &zero).unwrap();
+        assert_eq!(labels(&read_figure(&dir.join("zero")).0), 1);
+        let many = FilmstripOptions {
+            frames: 1000,
+            ..FilmstripOptions::default()
+        };
+        write_filmstrip(&dir.join("many"), &model, &broken, &many).unwrap();
+        assert_eq!(labels(&read_figure(&dir.join("many")).0), MAX_FRAMES);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn grid_steps_are_round() {
+        assert_eq!(nice_step(1.05), 1.0);
+        assert_eq!(nice_step(0.84), 1.0);
+        assert_eq!(nice_step(3.0), 2.0);
+        assert!((nice_step(0.04) - 0.05).abs() < 1e-12);
+        assert_eq!(format_metres(0.5), "0.5");
+        assert_eq!(format_metres(2.0), "2");
+    }
+
+    #[test]
+    fn wrong_sample_length_and_unwritable_path_are_errors() {
+        let dir = temp_dir("filmstrip-errors");
+        let model = pendulum(2);
+        let opts = FilmstripOptions::default();
+        let short = vec![(0.0, vec![0.0])];
+        let err = write_filmstrip(&dir.join("short"), &model, &short, &opts).unwrap_err();
+        assert!(matches!(err, OutputError::Draw { .. }), "{err}");
+        let file = dir.join("file");
+        std::fs::write(&file, b"not a directory").unwrap();
+        let err = write_filmstrip(&file.join("strip"), &model, &swing(&model), &opts).unwrap_err();
+        assert!(matches!(err, OutputError::Io { .. }), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
