@@ -108,8 +108,6 @@ impl StageCase {
     /// Central differences of Algorithm 1 over the control points `first..` (all `(s+1)n`
     /// columns, or the `sn` unknowns when `first = n`), into `self.fd`.
     fn finite_differences(&mut self, first: usize) -> usize {
-        let n = self.model.dof();
-        let s = self.gal.s();
         let cols = self.q.len() - first;
         let h = 1e-6;
         let mut q = self.q.clone();
@@ -132,8 +130,8 @@ impl StageCase {
                 col[side] = out;
             }
             q[k] = self.q[k];
-            for row in 0..(s + 1) * n {
-                self.fd[(row, c)] = (col[0][row] - col[1][row]) / (2.0 * h);
+            for (row, (plus, minus)) in col[0].iter().zip(&col[1]).enumerate() {
+                self.fd[(row, c)] = (plus - minus) / (2.0 * h);
             }
         }
         cols

@@ -59,7 +59,9 @@ fn galerkin_integrators_converge_at_order_2s() {
     let prob = load_simulation(&file, &SimulationOverrides::default()).unwrap();
     let ref_dt = 2.5e-5;
     let reference = reference(&prob.model, &prob.q0, ref_dt, (T / ref_dt).round() as usize);
-    let cases: [(usize, &str, [f64; 4], (f64, f64)); 3] = [
+    // (s, name, step sizes, accepted range of the fitted order)
+    type Case<'a> = (usize, &'a str, [f64; 4], (f64, f64));
+    let cases: [Case; 3] = [
         (1, "trapezoid", [0.01, 0.005, 0.0025, 0.00125], (1.8, 2.2)),
         (2, "simpson", [0.01, 0.005, 0.0025, 0.00125], (3.7, 4.3)),
         (3, "galerkin:3", [0.02, 0.01, 0.005, 0.0025], (5.6, 6.5)),

@@ -3,7 +3,6 @@
 mod bench;
 mod compare;
 mod model;
-mod plots;
 mod robot;
 mod simulate;
 mod solve;

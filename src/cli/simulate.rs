@@ -6,7 +6,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use vito::output::write_simulation_csv;
+use vito::output::{write_simulation_csv, write_simulation_figures};
 use vito::problem::{Integrator, SimulationOverrides, load_simulation};
 use vito::vi::simulate::simulate;
 
@@ -77,7 +77,10 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
          largest energy change {drift:.3e} J (from {e0:.6} J)",
         1e6 * elapsed / steps_done.max(1) as f64
     );
-    eprintln!("wrote {}", csv.display());
+    let figures = write_simulation_figures(&prob.output, &prob.name, &prob.model, traj)?;
+    let mut names = vec![csv.display().to_string()];
+    names.extend(figures.iter().map(|p| p.display().to_string()));
+    eprintln!("wrote {}", names.join(", "));
     if let Some(f) = &sim.failure {
         bail!(
             "step {} (t = {} s) did not converge: {}; the trajectory up to t = {} s is in {}",

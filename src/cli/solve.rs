@@ -6,7 +6,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use vito::output::{write_atomic, write_solve_report};
+use vito::output::{write_atomic, write_solve_figures, write_solve_report};
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
 use vito::transcription::{Outcome, solve};
@@ -58,7 +58,7 @@ pub fn solve_and_write(prob: &TrajectoryProblem, dir: &Path) -> anyhow::Result<O
     let outcome = solve(prob, &mut log)?;
     write_atomic(&dir.join("solver.log"), &log.0).context("writing solver.log")?;
     let files = write_solve_report(dir, prob, &outcome)?;
-    let plots = super::plots::solve_plots(dir, prob, &outcome)?;
+    let plots = write_solve_figures(dir, prob, &outcome)?;
     let r = &outcome.result;
     eprintln!(
         "{:?} after {} iterations in {:.3} s (NLP {:.3} s, QP {:.3} s): objective {:.6e}, \

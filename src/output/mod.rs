@@ -2,6 +2,7 @@
 //! written to a temporary name and renamed into place.
 
 mod atomic;
+mod figures;
 mod filmstrip;
 mod plot;
 mod solve_report;
@@ -9,6 +10,7 @@ mod table;
 mod trajectory;
 
 pub use atomic::write_atomic;
+pub use figures::{write_simulation_figures, write_solve_figures};
 pub use filmstrip::{FilmstripOptions, write_filmstrip};
 pub use plot::{LinePlot, Series, write_line_plot, write_panels};
 pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};

@@ -8,7 +8,7 @@ mod simulation;
 
 pub use optimization::{
     BodyPoint, Costs, FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges,
-    TimeSpec, TrajectoryProblem, TranscriptionKind, load_problem,
+    Terminal, TimeSpec, TrajectoryProblem, TranscriptionKind, load_problem,
 };
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,

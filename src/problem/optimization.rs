@@ -158,6 +158,17 @@ pub struct FrameTarget {
     pub time: Option<TimeSpec>,
 }
 
+/// `w (|q(T) − q_T|² + |v(T) − v_T|²)`, each part optional.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Terminal {
+    /// Weight `w`.
+    pub weight: f64,
+    /// Target configuration.
+    pub q: Option<Vec<f64>>,
+    /// Target velocity.
+    pub v: Option<Vec<f64>>,
+}
+
 /// The cost terms, all optional.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Costs {
@@ -165,8 +176,8 @@ pub struct Costs {
     pub effort: Vec<f64>,
     /// `∫ w |q − q_ref|² dt`: weight and reference configuration.
     pub tracking: Option<(f64, Vec<f64>)>,
-    /// Terminal cost weight with its targets for `q(T)` and `v(T)`.
-    pub terminal: Option<(f64, Option<Vec<f64>>, Option<Vec<f64>>)>,
+    /// Terminal cost.
+    pub terminal: Option<Terminal>,
     /// Frame targets.
     pub targets: Vec<FrameTarget>,
 }
@@ -845,15 +856,17 @@ pub fn load_problem(
     };
     let terminal = match &f.costs.terminal {
         None => None,
-        Some(t) => Some((
-            ctx.nonnegative("costs.terminal.weight", t.weight)?,
-            t.q.as_ref()
+        Some(t) => Some(Terminal {
+            weight: ctx.nonnegative("costs.terminal.weight", t.weight)?,
+            q: t.q
+                .as_ref()
                 .map(|q| ctx.vector("costs.terminal.q", q, n))
                 .transpose()?,
-            t.v.as_ref()
+            v: t.v
+                .as_ref()
                 .map(|v| ctx.vector("costs.terminal.v", v, n))
                 .transpose()?,
-        )),
+        }),
     };
     let mut targets = Vec::new();
     for (k, t) in f.costs.targets.iter().enumerate() {

@@ -390,7 +390,7 @@ fn torque_schedule(
         return Err(invalid("torques.times", "needs at least one time".into()));
     }
     for (k, w) in t.times.windows(2).enumerate() {
-        if !(w[1] > w[0]) {
+        if w[1].partial_cmp(&w[0]) != Some(std::cmp::Ordering::Greater) {
             return Err(invalid(
                 &format!("torques.times[{}]", k + 1),
                 format!("times must increase strictly, got {} after {}", w[1], w[0]),

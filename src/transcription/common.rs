@@ -100,7 +100,12 @@ impl Objective {
                 }
             }
         }
-        if let Some((w, qt, vt)) = &costs.terminal {
+        if let Some(crate::problem::Terminal {
+            weight: w,
+            q: qt,
+            v: vt,
+        }) = &costs.terminal
+        {
             let last = pts.len() - 1;
             if let Some(qt) = qt {
                 for i in 0..n {

@@ -4,14 +4,14 @@
 use crate::problem::{InitialGuess, TrajectoryProblem};
 use std::path::Path;
 
+/// Rows of values, one per time.
+type Rows = Vec<Vec<f64>>;
+
 /// `(q, u)` at each of `times`, inside the problem's bounds.
 ///
 /// # Errors
 /// A message naming the CSV file and what is wrong with it.
-pub fn initial_trajectory(
-    prob: &TrajectoryProblem,
-    times: &[f64],
-) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), String> {
+pub fn initial_trajectory(prob: &TrajectoryProblem, times: &[f64]) -> Result<(Rows, Rows), String> {
     let model = &prob.model;
     let n = model.dof();
     let actuated = model.actuated_joints();
@@ -47,11 +47,7 @@ pub fn initial_trajectory(
     Ok((q, u))
 }
 
-fn from_csv(
-    prob: &TrajectoryProblem,
-    path: &Path,
-    times: &[f64],
-) -> Result<(Vec<Vec<f64>>, Vec<Vec<f64>>), String> {
+fn from_csv(prob: &TrajectoryProblem, path: &Path, times: &[f64]) -> Result<(Rows, Rows), String> {
     let shown = path.display();
     let model = &prob.model;
     let mut reader = csv::Reader::from_path(path).map_err(|e| format!("{shown}: {e}"))?;

@@ -122,9 +122,9 @@ impl Solution {
                     q[i] = lq + w * (a + b * tau);
                     v[i] = (ld + wd * (a + b * tau) + w * b) / dt;
                 }
-                for be in 0..=s {
-                    for c in 0..n_u {
-                        u[c] += l[be] * self.u[k * s + be][c];
+                for (be, lb) in l.iter().enumerate() {
+                    for (uc, pc) in u.iter_mut().zip(&self.u[k * s + be]) {
+                        *uc += lb * pc;
                     }
                 }
                 (q, v, u)

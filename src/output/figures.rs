@@ -1,0 +1,212 @@
+//! The standard figures of a solve and of a simulation.
+
+use super::{
+    FilmstripOptions, LinePlot, OutputError, Series, fine_grid, write_filmstrip, write_line_plot,
+    write_panels,
+};
+use crate::model::{BaseKind, Model};
+use crate::problem::TrajectoryProblem;
+use crate::transcription::Outcome;
+use crate::vi::simulate::Trajectory;
+use std::path::{Path, PathBuf};
+
+/// One series per column of `values` (rows over `times`).
+fn columns(names: &[String], times: &[f64], values: &[Vec<f64>]) -> Vec<Series> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(c, name)| Series {
+            label: name.clone(),
+            points: times
+                .iter()
+                .zip(values)
+                .map(|(t, row)| (*t, row[c]))
+                .collect(),
+        })
+        .collect()
+}
+
+/// Ground line for robots that stand on it.
+fn ground(model: &Model) -> Option<f64> {
+    (model.base() != BaseKind::Fixed && !model.contact_points().is_empty()).then_some(0.0)
+}
+
+/// Writes `trajectory` (positions, velocities and torques over time, from the interpolant),
+/// `convergence` (constraint violation and dual infeasibility per SQP iteration) and
+/// `filmstrip`, each as SVG and PNG; returns the files written.
+///
+/// # Errors
+/// An [`OutputError`] naming the file.
+pub fn write_solve_figures(
+    dir: &Path,
+    prob: &TrajectoryProblem,
+    outcome: &Outcome,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let sol = &outcome.solution;
+    let times = fine_grid(sol, prob.stages);
+    let samples: Vec<_> = times.iter().map(|&t| sol.sample(t)).collect();
+    let q: Vec<Vec<f64>> = samples.iter().map(|s| s.0.clone()).collect();
+    let v: Vec<Vec<f64>> = samples.iter().map(|s| s.1.clone()).collect();
+    let u: Vec<Vec<f64>> = samples.iter().map(|s| s.2.clone()).collect();
+    let (qs, vs, us) = (
+        columns(&sol.joint_names, &times, &q),
+        columns(&sol.joint_names, &times, &v),
+        columns(&sol.actuated_names, &times, &u),
+    );
+    let title = format!(
+        "{} — {} ({:?}, objective {:.4e})",
+        prob.name, prob.transcription, outcome.result.status, outcome.result.objective
+    );
+    let mut panels = vec![
+        LinePlot {
+            title: "Positions q",
+            x_label: "t [s]",
+            y_label: "q [rad or m]",
+            series: &qs,
+            log_y: false,
+        },
+        LinePlot {
+            title: "Velocities v = dq/dt",
+            x_label: "t [s]",
+            y_label: "v [rad/s or m/s]",
+            series: &vs,
+            log_y: false,
+        },
+    ];
+    if !us.is_empty() {
+        panels.push(LinePlot {
+            title: "Torques u",
+            x_label: "t [s]",
+            y_label: "u [N·m or N]",
+            series: &us,
+            log_y: false,
+        });
+    }
+    let stem = dir.join("trajectory");
+    write_panels(&stem, &title, &panels)?;
+    let history = &outcome.result.history;
+    let conv = [
+        Series {
+            label: "constraint violation".into(),
+            points: history
+                .iter()
+                .map(|h| (h.iteration as f64, h.primal_infeasibility))
+                .collect(),
+        },
+        Series {
+            label: "dual infeasibility".into(),
+            points: history
+                .iter()
+                .map(|h| (h.iteration as f64, h.dual_infeasibility))
+                .collect(),
+        },
+    ];
+    let conv_stem = dir.join("convergence");
+    write_line_plot(
+        &conv_stem,
+        &LinePlot {
+            title: &format!(
+                "{} — SQP convergence ({:?})",
+                prob.name, outcome.result.status
+            ),
+            x_label: "iteration",
+            y_label: "residual",
+            series: &conv,
+            log_y: true,
+        },
+    )?;
+    let film_stem = dir.join("filmstrip");
+    let film: Vec<(f64, Vec<f64>)> = times.iter().copied().zip(q).collect();
+    write_filmstrip(
+        &film_stem,
+        &prob.model,
+        &film,
+        &FilmstripOptions {
+            frames: 8,
+            title: format!("{} — {}", prob.name, prob.transcription),
+            ground_height: ground(&prob.model),
+        },
+    )?;
+    Ok([stem, conv_stem, film_stem]
+        .iter()
+        .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
+        .collect())
+}
+
+/// Writes `joints` (positions and velocities over time), `energy` (change of the total energy)
+/// and `filmstrip` of a simulation, each as SVG and PNG; returns the files written.
+///
+/// # Errors
+/// An [`OutputError`] naming the file.
+pub fn write_simulation_figures(
+    dir: &Path,
+    name: &str,
+    model: &Model,
+    traj: &Trajectory,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let qs = columns(&traj.joint_names, &traj.time, &traj.q);
+    let vs = columns(&traj.joint_names, &traj.time, &traj.v);
+    let stem = dir.join("joints");
+    write_panels(
+        &stem,
+        &format!("{name} — simulated joints"),
+        &[
+            LinePlot {
+                title: "Positions q",
+                x_label: "t [s]",
+                y_label: "q [rad or m]",
+                series: &qs,
+                log_y: false,
+            },
+            LinePlot {
+                title: "Velocities v = dq/dt",
+                x_label: "t [s]",
+                y_label: "v [rad/s or m/s]",
+                series: &vs,
+                log_y: false,
+            },
+        ],
+    )?;
+    let e0 = traj.energy.first().copied().unwrap_or(0.0);
+    let energy = [Series {
+        label: "E(t) − E(0)".into(),
+        points: traj
+            .time
+            .iter()
+            .zip(&traj.energy)
+            .map(|(t, e)| (*t, e - e0))
+            .collect(),
+    }];
+    let e_stem = dir.join("energy");
+    write_line_plot(
+        &e_stem,
+        &LinePlot {
+            title: &format!("{name} — total energy change (E(0) = {e0:.6} J)"),
+            x_label: "t [s]",
+            y_label: "ΔE [J]",
+            series: &energy,
+            log_y: false,
+        },
+    )?;
+    let film_stem = dir.join("filmstrip");
+    let film: Vec<(f64, Vec<f64>)> = traj
+        .time
+        .iter()
+        .copied()
+        .zip(traj.q.iter().cloned())
+        .collect();
+    write_filmstrip(
+        &film_stem,
+        model,
+        &film,
+        &FilmstripOptions {
+            frames: 8,
+            title: format!("{name} — simulation"),
+            ground_height: ground(model),
+        },
+    )?;
+    Ok([stem, e_stem, film_stem]
+        .iter()
+        .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
+        .collect())
+}
