@@ -173,8 +173,7 @@ impl HermiteSimpson {
 
     /// Total Jacobian nonzeros, `(2N + 1)·point_nnz + N·interval_nnz`.
     pub fn nnz(&self) -> usize {
-        let l = &self.plan.layout;
-        l.points() * self.point_nnz() + l.intervals() * self.interval_nnz()
+        self.plan.nnz()
     }
 
     /// The `(row, column)` pattern of the constraint Jacobian, fixed for the life of `self`:
@@ -369,6 +368,11 @@ impl Plan {
         3 * self.pairs.len() + self.actuated.len()
     }
 
+    fn nnz(&self) -> usize {
+        let l = &self.layout;
+        l.points() * self.point_nnz() + l.intervals() * self.defect.len()
+    }
+
     #[track_caller]
     fn check(&self, model: &Model, x: &[f64], residuals: &[f64], values: Option<usize>) {
         let l = &self.layout;
@@ -379,8 +383,7 @@ impl Plan {
         assert!(x.len() >= l.end(), "decision vector too short");
         assert_eq!(residuals.len(), self.num_rows(), "residual buffer length");
         if let Some(len) = values {
-            let nnz = l.points() * self.point_nnz() + l.intervals() * self.defect.len();
-            assert_eq!(len, nnz, "Jacobian value buffer length");
+            assert_eq!(len, self.nnz(), "Jacobian value buffer length");
         }
     }
 
