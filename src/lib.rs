@@ -9,6 +9,8 @@
 //!   its URDF import.
 //! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA, CRBA, ABA, energy,
 //!   Jacobians), each a function of `(&Model, &mut Workspace, inputs)`.
+//! - [`collocation`]: the Hermite–Simpson collocation baseline (implicit form): its
+//!   inverse-dynamics and defect rows with exact sparse Jacobians, evaluated in parallel.
 //! - [`sqp`]: a sparse SQP solver (Clarabel or OSQP subproblems, exact or block-BFGS
 //!   Hessians, ℓ1 merit line search, elastic mode, complementarity constraints).
 //!
@@ -23,6 +25,7 @@
 //! (mismatched dimensions) may panic, and such functions list it under `# Panics`.
 
 pub mod bench;
+pub mod collocation;
 pub mod dynamics;
 pub mod model;
 pub mod output;

@@ -17,6 +17,7 @@ mod kinematics;
 mod momentum;
 mod rk4;
 mod rnea;
+mod rnea_derivatives;
 
 pub use aba::forward_dynamics;
 pub use crba::mass_matrix;
@@ -26,6 +27,7 @@ pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
 pub use rk4::simulate_rk4;
 pub use rnea::{bias_forces, inverse_dynamics};
+pub use rnea_derivatives::{InverseDynamicsDerivatives, inverse_dynamics_derivatives};
 
 use crate::model::Model;
 use crate::spatial::{Mat6, Transform, Vec6};
@@ -47,6 +49,8 @@ pub struct Workspace {
     pub(crate) u_vec: Vec<Vec6>,
     pub(crate) d: Vec<f64>,
     pub(crate) u: Vec<f64>,
+    pub(crate) psi_ddot: Vec<Vec6>,
+    pub(crate) coriolis: Vec<Mat6>,
 }
 
 impl Workspace {
@@ -68,6 +72,8 @@ impl Workspace {
             u_vec: vec![Vec6::zeros(); n],
             d: vec![0.0; n],
             u: vec![0.0; n],
+            psi_ddot: vec![Vec6::zeros(); n],
+            coriolis: vec![Mat6::zeros(); n],
         }
     }
 
