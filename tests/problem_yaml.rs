@@ -42,7 +42,10 @@ fn the_good_problem_loads() {
 fn unknown_key() {
     let msg = error_of("unknown.yaml", &format!("{GOOD}horizon: 3\n"));
     assert_mentions(&msg, &["unknown.yaml", "horizon", "line 9"]);
-    let msg = error_of("unknown_solver.yaml", &format!("{GOOD}solver: {{tol: 1e-3}}\n"));
+    let msg = error_of(
+        "unknown_solver.yaml",
+        &format!("{GOOD}solver: {{tol: 1e-3}}\n"),
+    );
     assert_mentions(&msg, &["solver", "tol"]);
 }
 
@@ -54,7 +57,10 @@ fn wrong_type() {
 
 #[test]
 fn missing_robot_file() {
-    let msg = error_of("robot.yaml", &GOOD.replace("ROBOTS/pendulum2.urdf", "nowhere.urdf"));
+    let msg = error_of(
+        "robot.yaml",
+        &GOOD.replace("ROBOTS/pendulum2.urdf", "nowhere.urdf"),
+    );
     assert_mentions(&msg, &["robot.yaml", "nowhere.urdf"]);
 }
 
@@ -62,7 +68,10 @@ fn missing_robot_file() {
 fn zero_stages_and_bad_horizon() {
     let msg = error_of("stages.yaml", &GOOD.replace("stages: 10", "stages: 0"));
     assert_mentions(&msg, &["stages", "at least 1"]);
-    let msg = error_of("duration.yaml", &GOOD.replace("duration: 2", "duration: -1"));
+    let msg = error_of(
+        "duration.yaml",
+        &GOOD.replace("duration: 2", "duration: -1"),
+    );
     assert_mentions(&msg, &["duration", "positive"]);
 }
 
@@ -70,33 +79,59 @@ fn zero_stages_and_bad_horizon() {
 fn bounds_with_lower_above_upper() {
     let msg = error_of("bounds.yaml", &GOOD.replace("u: [-50, 50]", "u: [50, -50]"));
     assert_mentions(&msg, &["bounds.u", "50", "exceeds"]);
-    let msg = error_of("bounds2.yaml", &GOOD.replace("u: [-50, 50]", "u: {joint2: [1, 0]}"));
+    let msg = error_of(
+        "bounds2.yaml",
+        &GOOD.replace("u: [-50, 50]", "u: {joint2: [1, 0]}"),
+    );
     assert_mentions(&msg, &["bounds.u.joint2", "exceeds"]);
 }
 
 #[test]
 fn final_state_of_the_wrong_length() {
-    let msg = error_of("final.yaml", &GOOD.replace("final: {q: [3, 0]", "final: {q: [3, 0, 1]"));
+    let msg = error_of(
+        "final.yaml",
+        &GOOD.replace("final: {q: [3, 0]", "final: {q: [3, 0, 1]"),
+    );
     assert_mentions(&msg, &["final.q", "3 entries", "needs 2", "joint1"]);
 }
 
 #[test]
 fn unknown_joint_in_a_map() {
-    let msg = error_of("joint.yaml", &GOOD.replace("initial: {q: [0, 0]", "initial: {q: {elbow: 0}"));
+    let msg = error_of(
+        "joint.yaml",
+        &GOOD.replace("initial: {q: [0, 0]", "initial: {q: {elbow: 0}"),
+    );
     assert_mentions(&msg, &["initial.q", "elbow", "joint1, joint2"]);
 }
 
 #[test]
 fn bad_state_entry() {
-    let msg = error_of("entry.yaml", &GOOD.replace("final: {q: [3, 0]", "final: {q: [3, loose]"));
+    let msg = error_of(
+        "entry.yaml",
+        &GOOD.replace("final: {q: [3, 0]", "final: {q: [3, loose]"),
+    );
     assert_mentions(&msg, &["final.q[1]", "free"]);
 }
 
 #[test]
 fn unknown_transcription() {
-    let msg = error_of("tr.yaml", &format!("{GOOD}transcription: rk4_collocation\n"));
-    assert_mentions(&msg, &["transcription", "rk4_collocation", "simpson_vi", "hermite_simpson"]);
-    let msg = error_of("tr2.yaml", &format!("{GOOD}transcription: {{galerkin: 9}}\n"));
+    let msg = error_of(
+        "tr.yaml",
+        &format!("{GOOD}transcription: rk4_collocation\n"),
+    );
+    assert_mentions(
+        &msg,
+        &[
+            "transcription",
+            "rk4_collocation",
+            "simpson_vi",
+            "hermite_simpson",
+        ],
+    );
+    let msg = error_of(
+        "tr2.yaml",
+        &format!("{GOOD}transcription: {{galerkin: 9}}\n"),
+    );
     assert_mentions(&msg, &["transcription.galerkin", "1 to 6"]);
 }
 
@@ -104,12 +139,19 @@ fn unknown_transcription() {
 fn unknown_frame_and_bad_time() {
     let msg = error_of(
         "frame.yaml",
-        &format!("{GOOD}constraints:\n  - frame_position: {{frame: hand, position: [0, 0, 0], time: end}}\n"),
+        &format!(
+            "{GOOD}constraints:\n  - frame_position: {{frame: hand, position: [0, 0, 0], time: end}}\n"
+        ),
     );
-    assert_mentions(&msg, &["constraints[0].frame_position.frame", "hand", "tip"]);
+    assert_mentions(
+        &msg,
+        &["constraints[0].frame_position.frame", "hand", "tip"],
+    );
     let msg = error_of(
         "time.yaml",
-        &format!("{GOOD}constraints:\n  - frame_position: {{frame: tip, position: [0, 0, 0], time: 7}}\n"),
+        &format!(
+            "{GOOD}constraints:\n  - frame_position: {{frame: tip, position: [0, 0, 0], time: 7}}\n"
+        ),
     );
     assert_mentions(&msg, &["constraints[0].frame_position.time", "[0, 2]"]);
 }
@@ -127,22 +169,40 @@ fn a_constraint_needs_exactly_one_kind() {
 
 #[test]
 fn negative_weights_and_bad_solver_settings() {
-    let msg = error_of("weight.yaml", &GOOD.replace("costs: {effort: 1}", "costs: {effort: -1}"));
+    let msg = error_of(
+        "weight.yaml",
+        &GOOD.replace("costs: {effort: 1}", "costs: {effort: -1}"),
+    );
     assert_mentions(&msg, &["costs.effort", "non-negative"]);
-    let msg = error_of("solver.yaml", &format!("{GOOD}solver: {{max_iterations: 0}}\n"));
+    let msg = error_of(
+        "solver.yaml",
+        &format!("{GOOD}solver: {{max_iterations: 0}}\n"),
+    );
     assert_mentions(&msg, &["solver", "max_iterations"]);
 }
 
 #[test]
 fn boundary_outside_the_joint_limits() {
-    let msg = error_of("limits.yaml", &GOOD.replace("bounds: {u: [-50, 50]}", "bounds: {u: [-50, 50], q: [-1, 1]}"));
+    let msg = error_of(
+        "limits.yaml",
+        &GOOD.replace(
+            "bounds: {u: [-50, 50]}",
+            "bounds: {u: [-50, 50], q: [-1, 1]}",
+        ),
+    );
     assert_mentions(&msg, &["final.q[0]", "joint1", "[-1, 1]"]);
 }
 
 #[test]
 fn missing_warm_start_file() {
-    let msg = error_of("warm.yaml", &format!("{GOOD}initial_guess: {{from: old/trajectory.csv}}\n"));
-    assert_mentions(&msg, &["initial_guess.from", "trajectory.csv", "does not exist"]);
+    let msg = error_of(
+        "warm.yaml",
+        &format!("{GOOD}initial_guess: {{from: old/trajectory.csv}}\n"),
+    );
+    assert_mentions(
+        &msg,
+        &["initial_guess.from", "trajectory.csv", "does not exist"],
+    );
 }
 
 #[test]

@@ -2,10 +2,10 @@
 //! Hessians against central finite differences on small instances.
 
 use nalgebra::DMatrix;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
 use vito::sqp::Nlp;
-use vito::transcription::VariationalNlp;
+use vito::transcription::{CollocationNlp, VariationalNlp};
 
 fn problem(name: &str, text: &str) -> TrajectoryProblem {
     let dir = std::env::temp_dir().join(format!("vito-transcription-{}", std::process::id()));
@@ -82,13 +82,30 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     ]
 }
 
+/// Every transcription of every instance: the VI with its `s`, then Hermite–Simpson.
+fn nlps(instances: &[(String, TrajectoryProblem, usize)]) -> Vec<(String, Box<dyn Nlp + '_>)> {
+    let mut out: Vec<(String, Box<dyn Nlp + '_>)> = Vec::new();
+    for (name, prob, s) in instances {
+        out.push((
+            name.clone(),
+            Box::new(VariationalNlp::new(prob, *s).unwrap()),
+        ));
+        if *s == 2 {
+            let hs = name.replace("simpson", "hermite_simpson");
+            out.push((hs, Box::new(CollocationNlp::new(prob).unwrap())));
+        }
+    }
+    out
+}
+
 #[test]
-fn variational_jacobian_matches_finite_differences() {
-    for (name, prob, s) in instances() {
-        let mut nlp = VariationalNlp::new(&prob, s).unwrap();
-        let x = perturbed(&nlp, 1);
-        let exact = dense_jacobian(&mut nlp, &x);
-        let fd = fd_jacobian(&mut nlp, &x);
+fn jacobians_match_finite_differences() {
+    let inst = instances();
+    for (name, mut nlp) in nlps(&inst) {
+        let nlp = nlp.as_mut();
+        let x = perturbed(nlp, 1);
+        let exact = dense_jacobian(nlp, &x);
+        let fd = fd_jacobian(nlp, &x);
         let e = rel(&exact, &fd);
         assert!(e < 1e-6, "{name}: Jacobian relative error {e:e}");
     }
@@ -111,10 +128,11 @@ fn lagrangian_gradient(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64])
 }
 
 #[test]
-fn variational_hessian_matches_differences_of_the_lagrangian_gradient() {
-    for (name, prob, s) in instances() {
-        let mut nlp = VariationalNlp::new(&prob, s).unwrap();
-        let x = perturbed(&nlp, 2);
+fn hessians_match_differences_of_the_lagrangian_gradient() {
+    let inst = instances();
+    for (name, mut nlp) in nlps(&inst) {
+        let nlp = nlp.as_mut();
+        let x = perturbed(nlp, 2);
         let (n, m) = (nlp.num_variables(), nlp.num_constraints());
         let lambda: Vec<f64> = (0..m).map(|r| ((r as f64) * 1.3).cos()).collect();
         let sigma = 0.7;
@@ -134,9 +152,9 @@ fn variational_hessian_matches_differences_of_the_lagrangian_gradient() {
         for c in 0..n {
             let step = 1e-5 * x[c].abs().max(1.0);
             xp[c] = x[c] + step;
-            let gp = lagrangian_gradient(&mut nlp, &xp, sigma, &lambda);
+            let gp = lagrangian_gradient(nlp, &xp, sigma, &lambda);
             xp[c] = x[c] - step;
-            let gm = lagrangian_gradient(&mut nlp, &xp, sigma, &lambda);
+            let gm = lagrangian_gradient(nlp, &xp, sigma, &lambda);
             xp[c] = x[c];
             for r in 0..n {
                 fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
@@ -172,6 +190,17 @@ fn variable_and_constraint_counts_follow_table_1() {
             "rows, n = {n}, N = {big_n}"
         );
         assert_eq!(nlp.num_constraints(), 2 * big_n * n + 2 * n);
+        // Implicit Hermite–Simpson: (8N+4)n variables and (6N+1)n constraints, as in Table 1.
+        let hs = CollocationNlp::new(&prob).unwrap();
+        assert_eq!(
+            hs.num_variables(),
+            (8 * big_n + 4) * n,
+            "HS variables, n = {n}, N = {big_n}"
+        );
+        assert_eq!(
+            hs.num_constraints(),
+            (6 * big_n + 1) * n,
+            "HS rows, n = {n}, N = {big_n}"
+        );
     }
-    let _ = Path::new(".");
 }

@@ -319,42 +319,49 @@ impl HermiteSimpson {
     /// # Panics
     /// If `x` is shorter than `layout().end()` or `out` has the wrong length.
     pub fn interpolate(&self, x: &[f64], var: Var, t: f64, out: &mut [f64]) {
-        let l = &self.plan.layout;
-        assert!(x.len() >= l.end(), "decision vector too short");
-        assert_eq!(out.len(), l.block_len(var), "output has the wrong length");
-        let h = self.plan.h;
-        let last = l.intervals() - 1;
-        let t = t.clamp(0.0, self.plan.duration);
-        // `as` saturates: a NaN time lands on interval 0 and propagates NaN.
-        let k = ((t / h).floor() as usize).min(last);
-        let s = t / h - k as f64;
-        let points = [l.knot(k), l.midpoint(k), l.knot(k + 1)];
-        let quadratic = [
-            (1.0 - s) * (1.0 - 2.0 * s),
-            4.0 * s * (1.0 - s),
-            s * (2.0 * s - 1.0),
-        ];
-        let (s2, s3) = (s * s, s * s * s);
-        let integral = [
-            2.0 * s3 / 3.0 - 1.5 * s2 + s,
-            2.0 * s2 - 4.0 * s3 / 3.0,
-            2.0 * s3 / 3.0 - 0.5 * s2,
-        ];
-        let (base, rate, weights, scale) = match var {
-            Var::Q => (Some(Var::Q), Var::V, integral, h),
-            Var::V => (Some(Var::V), Var::A, integral, h),
-            Var::A => (None, Var::A, quadratic, 1.0),
-            Var::U => (None, Var::U, quadratic, 1.0),
-        };
-        for (j, o) in out.iter_mut().enumerate() {
-            let start = base.map_or(0.0, |b| x[l.index(points[0], b, j)]);
-            let sum: f64 = points
-                .iter()
-                .zip(&weights)
-                .map(|(&p, w)| w * x[l.index(p, rate, j)])
-                .sum();
-            *o = start + scale * sum;
-        }
+        interpolate(&self.plan.layout, self.plan.h, x, var, t, out);
+    }
+}
+
+/// [`HermiteSimpson::interpolate`] for a layout with intervals of length `h`, without the
+/// evaluation buffers (for solutions kept after the solve).
+///
+/// # Panics
+/// If `x` is shorter than `layout.end()` or `out` has the wrong length.
+pub fn interpolate(l: &HermiteSimpsonLayout, h: f64, x: &[f64], var: Var, t: f64, out: &mut [f64]) {
+    assert!(x.len() >= l.end(), "decision vector too short");
+    assert_eq!(out.len(), l.block_len(var), "output has the wrong length");
+    let last = l.intervals() - 1;
+    let t = t.clamp(0.0, h * l.intervals() as f64);
+    // `as` saturates: a NaN time lands on interval 0 and propagates NaN.
+    let k = ((t / h).floor() as usize).min(last);
+    let s = t / h - k as f64;
+    let points = [l.knot(k), l.midpoint(k), l.knot(k + 1)];
+    let quadratic = [
+        (1.0 - s) * (1.0 - 2.0 * s),
+        4.0 * s * (1.0 - s),
+        s * (2.0 * s - 1.0),
+    ];
+    let (s2, s3) = (s * s, s * s * s);
+    let integral = [
+        2.0 * s3 / 3.0 - 1.5 * s2 + s,
+        2.0 * s2 - 4.0 * s3 / 3.0,
+        2.0 * s3 / 3.0 - 0.5 * s2,
+    ];
+    let (base, rate, weights, scale) = match var {
+        Var::Q => (Some(Var::Q), Var::V, integral, h),
+        Var::V => (Some(Var::V), Var::A, integral, h),
+        Var::A => (None, Var::A, quadratic, 1.0),
+        Var::U => (None, Var::U, quadratic, 1.0),
+    };
+    for (j, o) in out.iter_mut().enumerate() {
+        let start = base.map_or(0.0, |b| x[l.index(points[0], b, j)]);
+        let sum: f64 = points
+            .iter()
+            .zip(&weights)
+            .map(|(&p, w)| w * x[l.index(p, rate, j)])
+            .sum();
+        *o = start + scale * sum;
     }
 }
 

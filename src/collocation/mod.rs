@@ -52,7 +52,7 @@
 mod hermite_simpson;
 mod layout;
 
-pub use hermite_simpson::HermiteSimpson;
+pub use hermite_simpson::{HermiteSimpson, interpolate};
 pub use layout::{HermiteSimpsonLayout, Var};
 
 /// Input the collocation cannot be built from.

@@ -349,3 +349,38 @@ impl PathRows {
         }
     }
 }
+
+/// Central differences of a gradient over a block of variables, symmetrized: writes the lower
+/// triangle (`a ≥ b` in the order of `vars`) of `∂g_{vars[a]}/∂x_{vars[b]}` into `out`.
+/// `gradient(x, g)` overwrites `g` (full length) with the gradient at `x`.
+pub(crate) fn fd_hessian_block(
+    vars: &[usize],
+    x: &[f64],
+    gradient: &mut dyn FnMut(&[f64], &mut [f64]),
+    out: &mut [f64],
+) {
+    let mut xp = x.to_vec();
+    let (mut gp, mut gm) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+    let mut block = DMatrix::zeros(vars.len(), vars.len());
+    for (j, &vj) in vars.iter().enumerate() {
+        let h = FD_STEP * x[vj].abs().max(1.0);
+        xp[vj] = x[vj] + h;
+        gradient(&xp, &mut gp);
+        xp[vj] = x[vj] - h;
+        gradient(&xp, &mut gm);
+        xp[vj] = x[vj];
+        for (a, &va) in vars.iter().enumerate() {
+            block[(a, j)] = (gp[va] - gm[va]) / (2.0 * h);
+        }
+    }
+    let mut idx = 0;
+    for a in 0..vars.len() {
+        for b in 0..=a {
+            out[idx] = 0.5 * (block[(a, b)] + block[(b, a)]);
+            idx += 1;
+        }
+    }
+}
+
+/// Relative step of the central differences that give the Hessians' curvature terms.
+pub(crate) const FD_STEP: f64 = 1e-6;

@@ -3,6 +3,7 @@
 //! transcription ([`VariationalNlp`]) or the Hermite–Simpson collocation baseline.
 
 mod accuracy;
+mod collocation;
 mod common;
 mod guess;
 mod solution;
@@ -10,6 +11,7 @@ mod solve;
 mod variational;
 
 pub use accuracy::{Accuracy, open_loop_accuracy};
+pub use collocation::CollocationNlp;
 pub use common::Points;
 pub use guess::initial_trajectory;
 pub use solution::{Interpolant, Solution};

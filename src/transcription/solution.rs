@@ -1,6 +1,7 @@
 //! An optimized trajectory in the transcription's own terms: its control points and its own
 //! interpolant, which samples `q(t)`, `q̇(t)` and `u(t)` at any time.
 
+use crate::collocation::{HermiteSimpsonLayout, Var, interpolate};
 use crate::vi::Galerkin;
 
 /// How the trajectory between the points is defined.
@@ -22,14 +23,16 @@ pub enum Interpolant {
         /// `v_k` at the N + 1 knots.
         knot_velocities: Vec<Vec<f64>>,
     },
-    /// Hermite–Simpson: on interval `k`, `q̇(t)` is the quadratic through the knot, midpoint
-    /// and knot velocities, `q(t) = q_k + ∫ q̇` (the cubic consistent with the Simpson
-    /// defects), and `u(t)` the quadratic through the three torques.
+    /// Hermite–Simpson: the state interpolant of
+    /// [`collocation::interpolate`](crate::collocation::interpolate) (cubic `q` and `v` whose
+    /// derivatives are the quadratics through the velocities and accelerations; quadratic `u`).
     HermiteSimpson {
+        /// The variables' layout.
+        layout: HermiteSimpsonLayout,
         /// Interval length `h`.
         h: f64,
-        /// Number of intervals.
-        intervals: usize,
+        /// The collocation variables of the solution.
+        x: Vec<f64>,
     },
 }
 
@@ -129,33 +132,13 @@ impl Solution {
                 }
                 (q, v, u)
             }
-            Interpolant::HermiteSimpson { h, intervals } => {
-                let k = ((t / h).floor() as usize).min(intervals - 1);
-                let tau = t / h - k as f64;
-                let (a, m, b) = (2 * k, 2 * k + 1, 2 * k + 2);
-                // Quadratic Lagrange basis on 0, ½, 1 and its integrals from 0.
-                let l = [
-                    (2.0 * tau - 1.0) * (tau - 1.0),
-                    4.0 * tau * (1.0 - tau),
-                    tau * (2.0 * tau - 1.0),
-                ];
-                let il = [
-                    tau - 1.5 * tau * tau + 2.0 / 3.0 * tau.powi(3),
-                    2.0 * tau * tau - 4.0 / 3.0 * tau.powi(3),
-                    -0.5 * tau * tau + 2.0 / 3.0 * tau.powi(3),
-                ];
-                let pts = [a, m, b];
-                let q = (0..n)
-                    .map(|i| {
-                        self.q[a][i] + h * (0..3).map(|j| il[j] * self.v[pts[j]][i]).sum::<f64>()
-                    })
-                    .collect();
-                let v = (0..n)
-                    .map(|i| (0..3).map(|j| l[j] * self.v[pts[j]][i]).sum())
-                    .collect();
-                let u = (0..n_u)
-                    .map(|c| (0..3).map(|j| l[j] * self.u[pts[j]][c]).sum())
-                    .collect();
+            Interpolant::HermiteSimpson { layout, h, x } => {
+                let mut q = vec![0.0; n];
+                let mut v = vec![0.0; n];
+                let mut u = vec![0.0; n_u];
+                interpolate(layout, *h, x, Var::Q, t, &mut q);
+                interpolate(layout, *h, x, Var::V, t, &mut v);
+                interpolate(layout, *h, x, Var::U, t, &mut u);
                 (q, v, u)
             }
         }

@@ -1,6 +1,6 @@
 //! Solving a problem: transcribe, run the SQP, and read the trajectory back.
 
-use super::{Solution, VariationalNlp};
+use super::{CollocationNlp, Solution, VariationalNlp};
 use crate::problem::{TrajectoryProblem, TranscriptionKind};
 use crate::sqp::{LogObserver, Nlp, Solver, SqpError, SqpResult};
 use std::io::Write;
@@ -67,8 +67,16 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
                 size,
             })
         }
-        TranscriptionKind::HermiteSimpson => Err(SolveError::Transcription(
-            "hermite_simpson is not available in this build".into(),
-        )),
+        TranscriptionKind::HermiteSimpson => {
+            let mut nlp = CollocationNlp::new(prob).map_err(SolveError::Transcription)?;
+            let size = size_of(&nlp);
+            let result = solver.solve_with_observer(&mut nlp, &mut observer)?;
+            let solution = nlp.solution(&result.x);
+            Ok(Outcome {
+                result,
+                solution,
+                size,
+            })
+        }
     }
 }

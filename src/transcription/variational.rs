@@ -21,7 +21,7 @@
 //! residuals and linearizations are evaluated in parallel (rayon), each stage with its own
 //! buffers, and the Jacobian values of each stage fill their own contiguous slice.
 
-use super::common::{Objective, PathRows, Points};
+use super::common::{FD_STEP, Objective, PathRows, Points, fd_hessian_block};
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
@@ -31,9 +31,6 @@ use crate::vi::{Galerkin, Stage, StageJacobian, StageWorkspace, del_residual, li
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 use std::ops::Range;
-
-/// Relative step of the central differences that give the Hessian's curvature terms.
-const FD_STEP: f64 = 1e-6;
 
 /// Per-stage buffers.
 struct StageBuffers {
@@ -45,6 +42,7 @@ struct StageBuffers {
     p_next: Vec<f64>,
     /// Multipliers of the rows this stage writes, and the curvature block `Σ λ ∇²_qq`.
     lambda: Vec<f64>,
+    column: Vec<f64>,
     hess: DMatrix<f64>,
 }
 
@@ -173,6 +171,7 @@ impl<'a> VariationalNlp<'a> {
                 r: vec![0.0; s * n],
                 p_next: vec![0.0; n],
                 lambda: vec![0.0; (s + 1) * n],
+                column: vec![0.0; (s + 1) * n],
                 hess: DMatrix::zeros((s + 1) * n, (s + 1) * n),
             })
             .collect();
@@ -792,7 +791,7 @@ impl Nlp for VariationalNlp<'_> {
                 for j in 0..block {
                     let q0 = st.q[j];
                     let h = FD_STEP * q0.abs().max(1.0);
-                    let mut column = vec![0.0; block];
+                    st.column.fill(0.0);
                     for (sign, e) in [(1.0, h), (-1.0, -h)] {
                         st.q[j] = q0 + e;
                         let stage = Stage {
@@ -804,17 +803,20 @@ impl Nlp for VariationalNlp<'_> {
                             forces: &[],
                         };
                         linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
-                        for (c, col) in column.iter_mut().enumerate() {
-                            *col += sign
-                                * st.jac
-                                    .dq
-                                    .column(c)
-                                    .dot(&nalgebra::DVector::from_column_slice(&st.lambda))
-                                / (2.0 * h);
+                        for (c, col) in st.column.iter_mut().enumerate() {
+                            let dot: f64 = st
+                                .jac
+                                .dq
+                                .column(c)
+                                .iter()
+                                .zip(&st.lambda)
+                                .map(|(a, b)| a * b)
+                                .sum();
+                            *col += sign * dot / (2.0 * h);
                         }
                     }
                     st.q[j] = q0;
-                    for (c, col) in column.iter().enumerate() {
+                    for (c, col) in st.column.iter().enumerate() {
                         st.hess[(c, j)] = *col;
                     }
                 }
@@ -833,29 +835,13 @@ impl Nlp for VariationalNlp<'_> {
                 idx += 1;
             }
         }
-        let mut xp = x.to_vec();
-        let mut gp = vec![0.0; x.len()];
-        let mut gm = vec![0.0; x.len()];
         for p in 0..self.points.len() {
             let vars = self.side_block(p);
-            let mut hb = DMatrix::zeros(vars.len(), vars.len());
-            for (j, &vj) in vars.iter().enumerate() {
-                let h = FD_STEP * x[vj].abs().max(1.0);
-                xp[vj] = x[vj] + h;
-                self.side_gradient(&xp, obj_factor, lambda, &mut gp);
-                xp[vj] = x[vj] - h;
-                self.side_gradient(&xp, obj_factor, lambda, &mut gm);
-                xp[vj] = x[vj];
-                for (a, &va) in vars.iter().enumerate() {
-                    hb[(a, j)] = (gp[va] - gm[va]) / (2.0 * h);
-                }
-            }
-            for a in 0..vars.len() {
-                for b in 0..=a {
-                    rest[idx] = 0.5 * (hb[(a, b)] + hb[(b, a)]);
-                    idx += 1;
-                }
-            }
+            let len = vars.len() * (vars.len() + 1) / 2;
+            let mut gradient =
+                |xs: &[f64], g: &mut [f64]| self.side_gradient(xs, obj_factor, lambda, g);
+            fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
+            idx += len;
         }
         Self::check_finite(values, "Hessian values")
     }
