@@ -154,7 +154,7 @@ impl<'a> CollocationNlp<'a> {
             v: (0..l.points()).map(|p| pick(p, Var::V)).collect(),
             u: (0..l.points()).map(|p| pick(p, Var::U)).collect(),
             interpolant: Interpolant::HermiteSimpson {
-                layout: l.clone(),
+                layout: *l,
                 h: self.hs.interval_length(),
                 x: x[..l.end()].to_vec(),
             },
@@ -322,7 +322,7 @@ impl Nlp for CollocationNlp<'_> {
         lambda: &[f64],
         values: &mut [f64],
     ) -> Result<(), EvalError> {
-        let l = self.layout.clone();
+        let l = self.layout;
         let n = l.n();
         let block = 3 * n;
         let tri = block * (block + 1) / 2;
