@@ -18,10 +18,10 @@ pub struct SimulateArgs {
     #[arg(long)]
     integrator: Option<Integrator>,
     /// Time step in seconds; overrides the file.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     dt: Option<f64>,
     /// Simulated time in seconds; overrides the file.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Output directory (default: the file's `output`, else results/<name>).
     #[arg(long, short)]
