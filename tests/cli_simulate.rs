@@ -31,14 +31,27 @@ fn simulate_writes_the_trajectory_and_plots() {
         "-o",
         out_dir.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = std::fs::read_to_string(out_dir.join("trajectory.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(header.len(), 1 + 12 + 12 + 1);
-    assert_eq!((header[0], header[1], header[13], header[25]), ("t", "q_joint1", "v_joint1", "energy"));
+    assert_eq!(
+        (header[0], header[1], header[13], header[25]),
+        ("t", "q_joint1", "v_joint1", "energy")
+    );
     assert_eq!(lines.count(), 21, "rows for t = 0, 0.01, …, 0.2");
-    for f in ["joints.svg", "joints.png", "energy.svg", "energy.png", "filmstrip.png"] {
+    for f in [
+        "joints.svg",
+        "joints.png",
+        "energy.svg",
+        "energy.png",
+        "filmstrip.png",
+    ] {
         assert!(out_dir.join(f).is_file(), "{f} missing");
     }
     let _ = std::fs::remove_dir_all(&out_dir);
@@ -62,10 +75,16 @@ fn a_step_that_fails_names_the_step_and_keeps_the_trajectory() {
     ]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("did not converge") && err.contains("step ") && err.contains("t = "), "{err}");
+    assert!(
+        err.contains("did not converge") && err.contains("step ") && err.contains("t = "),
+        "{err}"
+    );
     assert!(!err.contains("panicked"));
     let csv = std::fs::read_to_string(out_dir.join("trajectory.csv")).unwrap();
-    assert!(csv.lines().count() >= 2, "at least the initial state is kept");
+    assert!(
+        csv.lines().count() >= 2,
+        "at least the initial state is kept"
+    );
     let _ = std::fs::remove_dir_all(&out_dir);
 }
 
@@ -75,7 +94,12 @@ fn bad_overrides_are_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("dt") && !err.contains("panicked"), "{err}");
-    let out = vito(&["simulate", "problems/sim_pendulum12.yaml", "--integrator", "euler"]);
+    let out = vito(&[
+        "simulate",
+        "problems/sim_pendulum12.yaml",
+        "--integrator",
+        "euler",
+    ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("euler"));
 }

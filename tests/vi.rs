@@ -83,11 +83,6 @@ fn models_all_bases() -> Vec<(String, Model)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
     for robot in ["pendulum3", "planar_biped", "quadruped", "humanoid", "arm7"] {
         for base in [BaseKind::Fixed, BaseKind::Planar, BaseKind::Floating] {
-            // A free-based pendulum repeats its first joint in `base_pitch` (same axis, same
-            // point, massless root link): its mass matrix is singular.
-            if robot.starts_with("pendulum") && base != BaseKind::Fixed {
-                continue;
-            }
             let m = load_urdf(format!("{dir}/{robot}.urdf"), base).unwrap();
             out.push((format!("{robot} ({base})"), m));
         }
@@ -266,6 +261,11 @@ fn linearization_matches_central_differences() {
 #[test]
 fn newton_direction_equals_dense_solves() {
     for (name, model) in models_all_bases() {
+        // A free-based pendulum repeats its first joint in `base_pitch` (same axis, same point,
+        // massless root link): its mass matrix, and so the DEL Jacobian, is singular.
+        if name.starts_with("pendulum") && !name.contains("fixed") {
+            continue;
+        }
         for s in [1, 2, 3] {
             let gal = Galerkin::new(s).unwrap();
             let d = StageData::random(&model, &gal, 51 + s as u64);
@@ -278,14 +278,21 @@ fn newton_direction_equals_dense_solves() {
                 .rows(0, s * n)
                 .into_owned();
             let unknown = |k: usize| n + k;
-            let h = 1e-5;
-            let fd = fd_columns(s * n, h, |k, e| {
+            // Fourth-order central differences: truncation O(h⁴) ≈ 1e-12 at h = 1e-3.
+            let h = 1e-3;
+            let mut at = |k: usize, e: f64| {
                 let mut q = d.q.clone();
                 q[unknown(k)] += e;
                 outputs(&model, &gal, &mut ws, &d, &q, &d.u, &d.forces)
                     .rows(0, s * n)
                     .into_owned()
-            });
+            };
+            let cols: Vec<DVector<f64>> = (0..s * n)
+                .map(|k| {
+                    (8.0 * (at(k, h) - at(k, -h)) - (at(k, 2.0 * h) - at(k, -2.0 * h))) / (12.0 * h)
+                })
+                .collect();
+            let fd = DMatrix::from_columns(&cols);
             let dense_fd = fd.lu().solve(&(-&r)).expect("FD Jacobian invertible");
             let mut jac = StageJacobian::new(&model, &gal, d.loads.len());
             linearize(&model, &gal, &mut ws, &d.stage(), &mut jac);

@@ -1,0 +1,95 @@
+//! Every bundled motion problem converges with both transcriptions, and an optimized motion is
+//! dynamically consistent: its torques re-simulated open loop by an independent integrator
+//! reproduce it, to an error that falls at the integrator's order as the stages are refined.
+
+use std::path::Path;
+use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
+use vito::sqp::{QpBackend, Status};
+use vito::transcription::{open_loop_accuracy, solve};
+
+const PROBLEMS: [&str; 6] = [
+    "pendulum_swingup_1",
+    "pendulum_swingup_2",
+    "pendulum_swingup_3",
+    "acrobot_swingup",
+    "pendulum12_reconfigure",
+    "arm_reach",
+];
+
+fn load(name: &str, transcription: TranscriptionKind, qp: QpBackend) -> TrajectoryProblem {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("problems/{name}.yaml"));
+    let mut prob = load_problem(
+        &file,
+        &ProblemOverrides {
+            qp: Some(qp),
+            transcription: Some(transcription),
+            ..ProblemOverrides::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    prob
+}
+
+fn converges(qp: QpBackend) {
+    let mut failures = Vec::new();
+    for name in PROBLEMS {
+        for kind in [
+            TranscriptionKind::Variational(2),
+            TranscriptionKind::HermiteSimpson,
+        ] {
+            let prob = load(name, kind, qp);
+            let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+            let r = &outcome.result;
+            eprintln!(
+                "{name} {kind} {qp:?}: {:?} in {} iterations, {:.2} s, objective {:.6e}",
+                r.status,
+                r.iterations,
+                r.timing.total.as_secs_f64(),
+                r.objective
+            );
+            if r.status != Status::Converged {
+                failures.push(format!("{name} {kind}: {:?} ({})", r.status, r.message));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "not converged: {failures:#?}");
+}
+
+#[test]
+fn every_problem_converges_with_clarabel() {
+    converges(QpBackend::Clarabel);
+}
+
+#[cfg(feature = "osqp")]
+#[test]
+fn every_problem_converges_with_osqp() {
+    converges(QpBackend::Osqp);
+}
+
+#[test]
+fn optimized_torques_reproduce_the_motion_at_the_integrators_order() {
+    // The double-pendulum swing-up with 30 and 60 stages: the open-loop re-simulation error at
+    // the knots shrinks by about 2⁴ for the Simpson VI (4th order).
+    let mut errors = Vec::new();
+    for stages in [30, 60] {
+        let mut prob = load(
+            "pendulum_swingup_2",
+            TranscriptionKind::Variational(2),
+            QpBackend::Clarabel,
+        );
+        prob.stages = stages;
+        let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+        assert_eq!(outcome.result.status, Status::Converged);
+        let acc = open_loop_accuracy(&prob.model, &outcome.solution, 1e-3);
+        eprintln!("N = {stages}: {acc:?}");
+        errors.push(acc.knot_q_error);
+    }
+    let ratio = errors[0] / errors[1];
+    assert!(errors[1] < 1e-2, "knot error {:e} at N = 60", errors[1]);
+    assert!(
+        ratio > 8.0,
+        "error ratio {ratio:.1} when halving the step (4th order gives 16)"
+    );
+}
