@@ -143,15 +143,7 @@ impl StageCase {
         let n = self.model.dof();
         let sn = self.gal.s() * n;
         self.finite_differences(n);
-        let st = stage(self.dt, &self.p, &self.q, &self.u);
-        del_residual(
-            &self.model,
-            &self.gal,
-            &mut self.ws,
-            &st,
-            &mut self.r,
-            &mut self.p_next,
-        );
+        self.del();
         let j = self.fd.view((0, 0), (sn, sn)).into_owned();
         let rhs = -DVector::from_column_slice(&self.r);
         j.lu().solve(&rhs).map_or(f64::NAN, |x| x[0])

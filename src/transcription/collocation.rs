@@ -7,7 +7,9 @@
 //! boundary states and the velocity limits are bounds on `q_p` and `v_p`. The objective uses
 //! Simpson's rule on the same points.
 
-use super::common::{Objective, PathRows, Points, fd_hessian_block};
+use super::common::{
+    Objective, PathRows, Points, fd_hessian_block, lower_triangle, write_lower_triangle,
+};
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
 use crate::collocation::{HermiteSimpson, HermiteSimpsonLayout, Var};
@@ -289,11 +291,8 @@ impl Nlp for CollocationNlp<'_> {
         for p in 0..l.points() {
             // q, v, a of a point are contiguous: one lower-triangular 3n block.
             let first = l.start(p, Var::Q);
-            for a in 0..3 * n {
-                for b in 0..=a {
-                    t.push((first + a, first + b));
-                }
-            }
+            let vars: Vec<usize> = (first..first + 3 * n).collect();
+            lower_triangle(&vars, &mut t);
         }
         for p in 0..l.points() {
             for c in 0..l.n_u() {
@@ -301,12 +300,7 @@ impl Nlp for CollocationNlp<'_> {
             }
         }
         for p in 0..l.points() {
-            let vars = self.side_block(p);
-            for a in 0..vars.len() {
-                for b in 0..=a {
-                    t.push((vars[a], vars[b]));
-                }
-            }
+            lower_triangle(&self.side_block(p), &mut t);
         }
         Some(t)
     }
@@ -360,13 +354,7 @@ impl Nlp for CollocationNlp<'_> {
                         b.hess[(c, j)] = *col;
                     }
                 }
-                let mut idx = 0;
-                for a in 0..block {
-                    for c in 0..=a {
-                        out[idx] = 0.5 * (b.hess[(a, c)] + b.hess[(c, a)]);
-                        idx += 1;
-                    }
-                }
+                write_lower_triangle(&b.hess, out);
             });
         let mut idx = 0;
         for p in 0..l.points() {

@@ -373,8 +373,24 @@ pub(crate) fn fd_hessian_block(
             block[(a, j)] = (gp[va] - gm[va]) / (2.0 * h);
         }
     }
-    let mut idx = 0;
+    write_lower_triangle(&block, out);
+}
+
+/// The lower-triangle triplets `(vars[a], vars[b])`, `a ≥ b`, of a dense block whose variables
+/// are increasing (so that every triplet has row ≥ column).
+pub(crate) fn lower_triangle(vars: &[usize], out: &mut Vec<(usize, usize)>) {
     for a in 0..vars.len() {
+        for b in 0..=a {
+            out.push((vars[a], vars[b]));
+        }
+    }
+}
+
+/// Writes the lower triangle of the symmetric part `(B + Bᵀ)/2` of a square block, row by row,
+/// in the order of [`lower_triangle`].
+pub(crate) fn write_lower_triangle(block: &DMatrix<f64>, out: &mut [f64]) {
+    let mut idx = 0;
+    for a in 0..block.nrows() {
         for b in 0..=a {
             out[idx] = 0.5 * (block[(a, b)] + block[(b, a)]);
             idx += 1;

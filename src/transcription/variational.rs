@@ -21,7 +21,9 @@
 //! residuals and linearizations are evaluated in parallel (rayon), each stage with its own
 //! buffers, and the Jacobian values of each stage fill their own contiguous slice.
 
-use super::common::{FD_STEP, Objective, PathRows, Points, fd_hessian_block};
+use super::common::{
+    FD_STEP, Objective, PathRows, Points, fd_hessian_block, lower_triangle, write_lower_triangle,
+};
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
@@ -44,6 +46,18 @@ struct StageBuffers {
     lambda: Vec<f64>,
     column: Vec<f64>,
     hess: DMatrix<f64>,
+}
+
+/// A stage's inputs with `p^k = 0` (the transcription adds `p^k` itself).
+fn stage_input<'a>(dt: f64, zero_p: &'a [f64], q: &'a [f64], u: &'a [f64]) -> Stage<'a> {
+    Stage {
+        dt,
+        p: zero_p,
+        q,
+        u,
+        loads: &[],
+        forces: &[],
+    }
 }
 
 /// Where a boundary momentum row block lives and which velocity it uses.
@@ -224,23 +238,10 @@ impl<'a> VariationalNlp<'a> {
     /// The trajectory at `x`: control points, the knot velocities `v_k = M(q^k)⁻¹ p^k` of the
     /// discrete Legendre transform (`p^{k+1}` from Eq. 5c), and the interpolant through both.
     pub fn solution(&mut self, x: &[f64]) -> Solution {
+        self.evaluate_stages(x);
         let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
         let model = &self.prob.model;
-        let gal = &self.gal;
         let pts = &self.points;
-        let zero_p = vec![0.0; n];
-        self.stages.par_iter_mut().enumerate().for_each(|(k, st)| {
-            Self::gather(pts, s, n, n_u, k, x, st);
-            let stage = Stage {
-                dt,
-                p: &zero_p,
-                q: &st.q,
-                u: &st.u,
-                loads: &[],
-                forces: &[],
-            };
-            del_residual(model, gal, &mut st.ws, &stage, &mut st.r, &mut st.p_next);
-        });
         let q: Vec<Vec<f64>> = (0..pts.len())
             .map(|g| x[pts.q[g]..pts.q[g] + n].to_vec())
             .collect();
@@ -283,6 +284,21 @@ impl<'a> VariationalNlp<'a> {
         };
         sol.v = sol.times.iter().map(|&t| sol.sample(t).1).collect();
         sol
+    }
+
+    /// Algorithm 1 on every stage at `x` (in parallel), leaving `r` and `p^{k+1}` (computed with
+    /// `p^k = 0`) in the stage buffers.
+    fn evaluate_stages(&mut self, x: &[f64]) {
+        let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
+        let model = &self.prob.model;
+        let gal = &self.gal;
+        let points = &self.points;
+        let zero_p = vec![0.0; n];
+        self.stages.par_iter_mut().enumerate().for_each(|(k, st)| {
+            Self::gather(points, s, n, n_u, k, x, st);
+            let stage = stage_input(dt, &zero_p, &st.q, &st.u);
+            del_residual(model, gal, &mut st.ws, &stage, &mut st.r, &mut st.p_next);
+        });
     }
 
     /// Global row of DEL equation `α` of stage `k`.
@@ -572,23 +588,9 @@ impl Nlp for VariationalNlp<'_> {
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
-        let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
+        self.evaluate_stages(x);
+        let (n, s, dt) = (self.n, self.gal.s(), self.dt);
         let model = &self.prob.model;
-        let gal = &self.gal;
-        let points = &self.points;
-        let zero_p = vec![0.0; n];
-        self.stages.par_iter_mut().enumerate().for_each(|(k, st)| {
-            Self::gather(points, s, n, n_u, k, x, st);
-            let stage = Stage {
-                dt,
-                p: &zero_p,
-                q: &st.q,
-                u: &st.u,
-                loads: &[],
-                forces: &[],
-            };
-            del_residual(model, gal, &mut st.ws, &stage, &mut st.r, &mut st.p_next);
-        });
         c.fill(0.0);
         for k in 0..self.prob.stages {
             for al in 0..s {
@@ -690,14 +692,7 @@ impl Nlp for VariationalNlp<'_> {
             .enumerate()
             .for_each(|(k, (st, out))| {
                 Self::gather(points, s, n, n_u, k, x, st);
-                let stage = Stage {
-                    dt,
-                    p: &zero_p,
-                    q: &st.q,
-                    u: &st.u,
-                    loads: &[],
-                    forces: &[],
-                };
+                let stage = stage_input(dt, &zero_p, &st.q, &st.u);
                 linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
                 let blocks = out.len() / ((s + 1) * n * n + n_u);
                 let mut idx = 0;
@@ -724,12 +719,10 @@ impl Nlp for VariationalNlp<'_> {
         let (n, s) = (self.n, self.gal.s());
         let mut t = Vec::new();
         for k in 0..self.prob.stages {
-            let var = |a: usize| self.points.q[k * s + a / n] + a % n;
-            for a in 0..(s + 1) * n {
-                for b in 0..=a {
-                    t.push((var(a), var(b)));
-                }
-            }
+            let vars: Vec<usize> = (0..(s + 1) * n)
+                .map(|a| self.points.q[k * s + a / n] + a % n)
+                .collect();
+            lower_triangle(&vars, &mut t);
         }
         for p in 0..self.points.len() {
             for c in 0..self.n_u {
@@ -737,12 +730,7 @@ impl Nlp for VariationalNlp<'_> {
             }
         }
         for p in 0..self.points.len() {
-            let vars = self.side_block(p);
-            for a in 0..vars.len() {
-                for b in 0..=a {
-                    t.push((vars[a], vars[b]));
-                }
-            }
+            lower_triangle(&self.side_block(p), &mut t);
         }
         Some(t)
     }
@@ -794,14 +782,7 @@ impl Nlp for VariationalNlp<'_> {
                     st.column.fill(0.0);
                     for (sign, e) in [(1.0, h), (-1.0, -h)] {
                         st.q[j] = q0 + e;
-                        let stage = Stage {
-                            dt,
-                            p: &zero_p,
-                            q: &st.q,
-                            u: &st.u,
-                            loads: &[],
-                            forces: &[],
-                        };
+                        let stage = stage_input(dt, &zero_p, &st.q, &st.u);
                         linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
                         for (c, col) in st.column.iter_mut().enumerate() {
                             let dot: f64 = st
@@ -820,13 +801,7 @@ impl Nlp for VariationalNlp<'_> {
                         st.hess[(c, j)] = *col;
                     }
                 }
-                let mut idx = 0;
-                for a in 0..block {
-                    for b in 0..=a {
-                        out[idx] = 0.5 * (st.hess[(a, b)] + st.hess[(b, a)]);
-                        idx += 1;
-                    }
-                }
+                write_lower_triangle(&st.hess, out);
             });
         let mut idx = 0;
         for p in 0..self.points.len() {
