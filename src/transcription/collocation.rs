@@ -8,7 +8,8 @@
 //! Simpson's rule on the same points.
 
 use super::common::{
-    Objective, PathRows, Points, fd_hessian_block, lower_triangle, write_lower_triangle,
+    Objective, PathRows, Points, check_finite, fd_hessian_block, lower_triangle,
+    write_lower_triangle,
 };
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
@@ -188,14 +189,6 @@ impl<'a> CollocationNlp<'a> {
         }
         vars
     }
-
-    fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> {
-        if values.iter().all(|v| v.is_finite()) {
-            Ok(())
-        } else {
-            Err(EvalError::Failed(format!("non-finite {what}")))
-        }
-    }
 }
 
 impl Nlp for CollocationNlp<'_> {
@@ -249,25 +242,18 @@ impl Nlp for CollocationNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        let f = self.objective.evaluate(self.prob, &self.points, x, None);
-        if f.is_finite() {
-            Ok(f)
-        } else {
-            Err(EvalError::Failed("non-finite objective".into()))
-        }
+        self.objective.value(self.prob, &self.points, x)
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        self.objective
-            .evaluate(self.prob, &self.points, x, Some(grad));
-        Self::check_finite(grad, "objective gradient")
+        self.objective.gradient(self.prob, &self.points, x, grad)
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
         let (dyn_rows, path_rows) = c.split_at_mut(self.first_path_row);
         self.hs.residuals(&self.prob.model, x, dyn_rows);
         self.path.values(self.prob, &self.points, x, path_rows);
-        Self::check_finite(c, "constraint values")
+        check_finite(c, "constraint values")
     }
 
     fn jacobian_structure(&self) -> Vec<(usize, usize)> {
@@ -281,7 +267,7 @@ impl Nlp for CollocationNlp<'_> {
         self.hs.jacobian_values(&self.prob.model, x, dyn_vals);
         self.path
             .jacobian_values(self.prob, &self.points, x, path_vals);
-        Self::check_finite(values, "Jacobian values")
+        check_finite(values, "Jacobian values")
     }
 
     fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
@@ -371,7 +357,7 @@ impl Nlp for CollocationNlp<'_> {
             fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
             idx += len;
         }
-        Self::check_finite(values, "Hessian values")
+        check_finite(values, "Hessian values")
     }
 
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {

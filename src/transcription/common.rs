@@ -5,6 +5,7 @@ use crate::dynamics::{Workspace, forward_kinematics, frame_jacobian};
 use crate::model::Model;
 use crate::problem::{BodyPoint, PathConstraint, TimeSpec, TrajectoryProblem};
 use crate::spatial::{Mat3, Transform, Vec3, hat, vee};
+use crate::sqp::EvalError;
 use nalgebra::DMatrix;
 
 /// The sample points of a transcription: times, quadrature weights (so that
@@ -64,6 +65,33 @@ impl Objective {
             ws: Workspace::new(model),
             jac: DMatrix::zeros(6, model.dof()),
         }
+    }
+
+    /// `f(x)` for the SQP: a non-finite value is an evaluation error.
+    pub fn value(
+        &mut self,
+        prob: &TrajectoryProblem,
+        pts: &Points,
+        x: &[f64],
+    ) -> Result<f64, EvalError> {
+        let f = self.evaluate(prob, pts, x, None);
+        if f.is_finite() {
+            Ok(f)
+        } else {
+            Err(EvalError::Failed("non-finite objective".into()))
+        }
+    }
+
+    /// `∇f(x)` for the SQP into `grad`.
+    pub fn gradient(
+        &mut self,
+        prob: &TrajectoryProblem,
+        pts: &Points,
+        x: &[f64],
+        grad: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.evaluate(prob, pts, x, Some(grad));
+        check_finite(grad, "objective gradient")
     }
 
     /// `f(x)`; when `grad` is given it receives `∇f(x)` (overwritten).
@@ -157,6 +185,15 @@ impl Objective {
             }
         }
         f
+    }
+}
+
+/// An evaluation error when any value is NaN or infinite.
+pub(crate) fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(EvalError::Failed(format!("non-finite {what}")))
     }
 }
 

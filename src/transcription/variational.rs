@@ -507,14 +507,6 @@ impl<'a> VariationalNlp<'a> {
             out[c] += lambda[r] * v;
         }
     }
-
-    fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> {
-        if values.iter().all(|v| v.is_finite()) {
-            Ok(())
-        } else {
-            Err(EvalError::Failed(format!("non-finite {what}")))
-        }
-    }
 }
 
 impl Nlp for VariationalNlp<'_> {
@@ -573,18 +565,11 @@ impl Nlp for VariationalNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        let f = self.objective.evaluate(self.prob, &self.points, x, None);
-        if f.is_finite() {
-            Ok(f)
-        } else {
-            Err(EvalError::Failed("non-finite objective".into()))
-        }
+        self.objective.value(self.prob, &self.points, x)
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        self.objective
-            .evaluate(self.prob, &self.points, x, Some(grad));
-        Self::check_finite(grad, "objective gradient")
+        self.objective.gradient(self.prob, &self.points, x, grad)
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
@@ -641,7 +626,7 @@ impl Nlp for VariationalNlp<'_> {
         }
         let first = self.first_path_row;
         self.path.values(prob, &self.points, x, &mut c[first..]);
-        Self::check_finite(c, "constraint values")
+        check_finite(c, "constraint values")
     }
 
     fn jacobian_structure(&self) -> Vec<(usize, usize)> {
@@ -712,7 +697,7 @@ impl Nlp for VariationalNlp<'_> {
                 }
             });
         self.side_jacobian_values(x, rest);
-        Self::check_finite(values, "Jacobian values")
+        check_finite(values, "Jacobian values")
     }
 
     fn hessian_structure(&self) -> Option<Vec<(usize, usize)>> {
@@ -818,7 +803,7 @@ impl Nlp for VariationalNlp<'_> {
             fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
             idx += len;
         }
-        Self::check_finite(values, "Hessian values")
+        check_finite(values, "Hessian values")
     }
 
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {
