@@ -22,7 +22,8 @@
 //! buffers, and the Jacobian values of each stage fill their own contiguous slice.
 
 use super::common::{
-    FD_STEP, Objective, PathRows, Points, fd_hessian_block, lower_triangle, write_lower_triangle,
+    FD_STEP, Objective, PathRows, Points, check_finite, fd_hessian_block, lower_triangle,
+    write_lower_triangle,
 };
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
