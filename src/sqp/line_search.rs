@@ -137,14 +137,7 @@ impl Sqp<'_, '_> {
         for i in 0..m {
             self.shifted[i] = self.c_trial[i] - self.jd[i];
         }
-        self.subproblem.set_bounds(
-            &self.shifted,
-            &self.problem.c_lower,
-            &self.problem.c_upper,
-            &self.x,
-            &self.problem.x_lower,
-            &self.problem.x_upper,
-        );
+        self.pose_rows(true);
         self.solve_qp(false, 1.0, 0.0, info);
         if !self.qp_solution.status.has_solution() {
             return false;

@@ -33,12 +33,18 @@
 //! constraint matrix are assembled once into CSC, each triplet mapped to its slot; only values
 //! are refilled afterwards, and the backends update their data in place.
 //!
-//! - **Hessian.** [`HessianStrategy::Exact`] uses the problem's Hessian of the Lagrangian and
-//!   convexifies it by active-set augmentation `ρ Σ nᵢnᵢᵀ` (which leaves the QP step unchanged
-//!   once the active set is identified, so superlinear convergence survives an indefinite
-//!   `∇²L`), falling back to an IPOPT-style shift `δI`; positive definiteness is checked by a
-//!   sparse `LDLᵀ` (QDLDL) inertia count. [`HessianStrategy::Bfgs`] is damped BFGS per variable
-//!   group ([`Nlp::variable_groups`]); see `hessian.rs` and `quasi_newton.rs`.
+//! - **Hessian.** [`HessianStrategy::Exact`] uses the problem's Hessian of the Lagrangian. A
+//!   shift `δI` is added only when the reduced Hessian on the predicted active set is not
+//!   positive definite (IPOPT's inertia correction of the KKT matrix, tested through its Schur
+//!   complement with a sparse `LDLᵀ`), and the QP is made convex by the augmentation
+//!   `ρ/2 Σ wᵢ (rᵢ + ∇cᵢᵀd − tᵢ)²` of the predicted active constraints, which vanishes with its
+//!   gradient on their face: once the active set is identified the QP's step and multipliers
+//!   are those of the exact Newton model, so convergence is superlinear although `∇²L` is
+//!   indefinite. [`HessianStrategy::Bfgs`] is damped BFGS per variable group
+//!   ([`Nlp::variable_groups`]); see `hessian.rs`, `inertia.rs` and `quasi_newton.rs`.
+//! - **QP solutions.** Every QP answer is polished by a direct `LDLᵀ` solve on its active face
+//!   (`polish.rs`), which makes steps and multipliers accurate to rounding whatever the
+//!   backend's tolerances, and certifies a solution that the backend reported as inaccurate.
 //! - **Globalization.** Backtracking on the ℓ1 merit function `f + ν‖viol(c)‖₁` with a
 //!   second-order correction against the Maratos effect (`merit.rs`, `line_search.rs`). A failed
 //!   or non-finite evaluation only shortens the step; at the starting point it ends the solve
@@ -136,10 +142,12 @@ mod complementarity;
 mod direction;
 mod error;
 mod hessian;
+mod inertia;
 mod line_search;
 mod merit;
 mod nlp;
 mod outcome;
+mod polish;
 mod problem;
 mod qp;
 mod qp_clarabel;

@@ -9,6 +9,7 @@ use super::error::SqpError;
 use super::hessian::{ActiveSet, ExactHessian};
 use super::nlp::Nlp;
 use super::outcome::{Residuals, SqpResult, Status, Timing};
+use super::polish::Polish;
 use super::problem::Problem;
 use super::qp::{QpSolution, QpSolver};
 use super::qp_clarabel::ClarabelQp;
@@ -185,6 +186,7 @@ pub(super) struct Sqp<'s, 'p> {
     pub(super) qp: Box<dyn QpSolver>,
     pub(super) elastic_qp: Box<dyn QpSolver>,
     pub(super) qp_solution: QpSolution,
+    pub(super) polish: Polish,
     start: Instant,
     pub(super) qp_time: Duration,
     pub(super) qp_iterations: usize,
@@ -221,6 +223,8 @@ pub(super) struct Sqp<'s, 'p> {
     secant_y: Vec<f64>,
     stationarity: Vec<f64>,
     pub(super) hd: Vec<f64>,
+    /// Gradient of the Hessian model's augmentation penalty for the QP being posed.
+    pub(super) penalty_gradient: Vec<f64>,
     pub(super) penalty: f64,
     relaxation: f64,
     relaxation_final: f64,
@@ -270,6 +274,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             qp: backend(settings),
             elastic_qp: backend(settings),
             qp_solution: QpSolution::default(),
+            polish: Polish::default(),
             start,
             qp_time: Duration::ZERO,
             qp_iterations: 0,
@@ -300,6 +305,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             secant_y: vec![0.0; n],
             stationarity: vec![0.0; n],
             hd: vec![0.0; n],
+            penalty_gradient: vec![0.0; n],
             penalty: 0.0,
             relaxation,
             relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
@@ -509,6 +515,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 c_lower: &self.problem.c_lower,
                 c_upper: &self.problem.c_upper,
                 lambda: &self.lambda,
+                x_lower: &self.problem.x_lower,
+                x_upper: &self.problem.x_upper,
                 z: &self.z,
             };
             let convexification = h
