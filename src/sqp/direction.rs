@@ -15,6 +15,8 @@ pub(super) struct Direction {
     pub(super) theta: f64,
     /// The merit slope `D = ∇fᵀd - ν (θ - θ_lin)` of the step.
     pub(super) slope: f64,
+    /// `∇fᵀd`.
+    pub(super) gd: f64,
     /// The step came from the elastic subproblem (no second-order correction then).
     pub(super) elastic: bool,
 }
@@ -133,6 +135,7 @@ impl Sqp<'_, '_> {
         Ok(Direction {
             theta,
             slope: gd - self.penalty * (theta - theta_lin),
+            gd,
             elastic: info.elastic,
         })
     }
@@ -153,7 +156,10 @@ impl Sqp<'_, '_> {
 
     /// The elastic step when the QP has no solution: first the feasibility subproblem (which
     /// also detects local infeasibility), then the elastic QP with a penalty large enough to
-    /// achieve a tenth of the attainable linearized violation decrease.
+    /// achieve a tenth of the attainable linearized violation decrease. The penalty starts from
+    /// `max(1, ‖λ‖∞)`, not from the merit penalty: the elastic multipliers equal the penalty on
+    /// the relaxed rows, so a start above `‖λ‖∞` fed back and grew tenfold per elastic step
+    /// (to 10⁵ within five iterations on the arm problem), and the Hessian with it.
     fn elastic_step(&mut self, theta: f64, info: &mut StepInfo) -> Result<(), Stop> {
         let regular_message = self.qp_solution.message.clone();
         if !self.solve_elastic_qp(0.0, 1.0, info) {
@@ -181,8 +187,7 @@ impl Sqp<'_, '_> {
                 ),
             ));
         }
-        let lambda_norm = self.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
-        let mut rho = self.penalty.max(10.0 * lambda_norm);
+        let mut rho = self.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
         loop {
             if !self.solve_elastic_qp(1.0, rho, info) {
                 return Err(Stop::new(

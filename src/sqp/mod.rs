@@ -45,14 +45,18 @@
 //! - **QP solutions.** Every QP answer is polished by a direct `LDLᵀ` solve on its active face
 //!   (`polish.rs`), which makes steps and multipliers accurate to rounding whatever the
 //!   backend's tolerances, and certifies a solution that the backend reported as inaccurate.
-//! - **Globalization.** Backtracking on the ℓ1 merit function `f + ν‖viol(c)‖₁` with a
-//!   second-order correction against the Maratos effect (`merit.rs`, `line_search.rs`). A failed
-//!   or non-finite evaluation only shortens the step; at the starting point it ends the solve
-//!   with `EvaluationError`. If the line search or the QP fails, the step is retried with a
-//!   larger Hessian shift (exact) or a reset model (BFGS).
+//! - **Globalization.** Wächter & Biegler's filter line search on the violation
+//!   `θ = Σ viol(c)` and `f`, with a second-order correction against the Maratos effect
+//!   (`filter.rs`, `line_search.rs`). When it cannot accept a step of length at least
+//!   10⁻², a restoration step (the shortest step to the linearized feasible set, searched on
+//!   `θ`; `restoration.rs`) is tried, then a backtracking search on the ℓ1 merit function
+//!   `f + ν‖viol(c)‖₁` (`merit.rs`). A failed or non-finite evaluation only shortens the step;
+//!   at the starting point it ends the solve with `EvaluationError`. If all of them fail, or
+//!   the QP fails, the step is retried with a larger Hessian shift (exact) or a reset model
+//!   (BFGS).
 //! - **Inconsistent linearizations.** When the QP has no solution, an elastic QP relaxes every
-//!   row with penalized slacks (ℓ1 penalty raised until it achieves a tenth of the attainable
-//!   decrease of the linearized violation). A feasibility QP computed first detects points
+//!   row with penalized slacks (ℓ1 penalty starting from `max(1, ‖λ‖∞)` and raised tenfold
+//!   until it achieves a tenth of the attainable decrease of the linearized violation). A feasibility QP computed first detects points
 //!   where the violation is stationary but positive: the solve ends `LocallyInfeasible`.
 //! - **Termination.** `Converged` when the largest constraint violation is below
 //!   `constraint_tolerance`, the scaled dual infeasibility `‖∇f + Jᵀλ + z‖∞ / s_d` and the
@@ -141,6 +145,7 @@
 mod complementarity;
 mod direction;
 mod error;
+mod filter;
 mod hessian;
 mod inertia;
 mod line_search;
@@ -156,6 +161,7 @@ mod qp_osqp;
 mod quasi_newton;
 mod report;
 mod residuals;
+mod restoration;
 mod settings;
 mod solver;
 mod sparse;

@@ -29,8 +29,10 @@ use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 
 use super::qp::{QpProblem, QpSolution};
 
-/// Iterative refinement steps after the factorization.
-const REFINEMENT_STEPS: usize = 5;
+/// Most iterative refinement steps after the factorization.
+const REFINEMENT_STEPS: usize = 20;
+/// The `ε` of the `-εI` that makes the face KKT matrix quasi-definite.
+const DUAL_REGULARIZATION: f64 = 1e-9;
 /// Relative tolerance of the feasibility checks.
 const CHECK_TOLERANCE: f64 = 1e-9;
 
@@ -78,8 +80,13 @@ impl Polish {
         }
         self.solution.clone_from(&self.rhs);
         factor.solve(&mut self.solution);
+        let mut last = f64::INFINITY;
         for _ in 0..REFINEMENT_STEPS {
-            self.kkt_residual(qp);
+            let residual = self.kkt_residual(qp);
+            if residual >= 0.5 * last {
+                break;
+            }
+            last = residual;
             factor.solve(&mut self.residual);
             for (s, r) in self.solution.iter_mut().zip(&self.residual) {
                 *s += r;
@@ -168,7 +175,7 @@ impl Polish {
                 nzval.push(v);
             }
             rowval.push(n + k);
-            nzval.push(0.0);
+            nzval.push(-DUAL_REGULARIZATION);
             colptr.push(rowval.len());
         }
         let kkt = ClarabelCsc::new(n + w, n + w, colptr, rowval, nzval);
@@ -182,8 +189,9 @@ impl Polish {
         QDLDLFactorisation::new(&kkt, Some(settings)).ok()
     }
 
-    /// `residual = rhs - K solution` for the unregularized face KKT system.
-    fn kkt_residual(&mut self, qp: &QpProblem<'_>) {
+    /// `residual = rhs - K solution` for the unregularized face KKT system; returns its
+    /// largest entry.
+    fn kkt_residual(&mut self, qp: &QpProblem<'_>) -> f64 {
         let n = qp.linear.len();
         self.residual.clone_from(&self.rhs);
         let (x, y) = self.solution.split_at(n);
@@ -206,6 +214,7 @@ impl Polish {
                 self.residual[n + k] -= v * x[j];
             }
         }
+        self.residual.iter().fold(0.0, |a: f64, r| a.max(r.abs()))
     }
 
     /// Whether the face solution keeps the inactive rows within their bounds and gives the

@@ -19,6 +19,9 @@
 //! subject to  c_L - c <= J d + p - q <= c_U - c,   x_L - x <= d <= x_U - x,   p, q >= 0
 //! ```
 //!
+//! The restoration subproblem has the regular constraints, `H = I` and no linear term (see
+//! `restoration.rs`).
+//!
 //! (`a` the penalty gradient; `w = 1` for the elastic step; `w = 0, ρ = 1` gives the
 //! feasibility subproblem that measures
 //! how much the linearized violation can be reduced at all.) Both patterns are built once; the
@@ -55,6 +58,8 @@ pub(crate) struct Subproblem {
     pub(crate) lower: Vec<f64>,
     pub(crate) upper: Vec<f64>,
     elastic: Option<Elastic>,
+    identity: CscMatrix<f64>,
+    zeros: Vec<f64>,
 }
 
 struct Elastic {
@@ -100,6 +105,8 @@ impl Subproblem {
             upper: vec![0.0; rows],
             bounded,
             elastic: None,
+            identity: CscMatrix::identity(n),
+            zeros: vec![0.0; n],
         }
     }
 
@@ -185,6 +192,18 @@ impl Subproblem {
         QpProblem {
             hessian,
             linear: &self.linear,
+            constraints: &self.regular.matrix,
+            lower: &self.lower,
+            upper: &self.upper,
+        }
+    }
+
+    /// The restoration QP `min ½‖d‖²` subject to the regular QP's constraints (in the scaled
+    /// step): the shortest step to the linearized feasible set.
+    pub(crate) fn restoration(&self) -> QpProblem<'_> {
+        QpProblem {
+            hessian: &self.identity,
+            linear: &self.zeros,
             constraints: &self.regular.matrix,
             lower: &self.lower,
             upper: &self.upper,
