@@ -37,10 +37,14 @@ impl Sqp<'_, '_> {
                 .solve(&qp, &self.warm_x, &self.warm_y, &mut self.qp_solution);
             qp
         };
-        // A polished solution is certified optimal whatever the backend reported.
-        if self.qp_solution.status.has_estimate() && self.polish.polish(&qp, &mut self.qp_solution)
-        {
+        // A polished solution is certified optimal whatever the backend reported; an answer
+        // the backend gave up on may still point at the right face.
+        if self.polish.polish(&qp, &mut self.qp_solution) {
             self.qp_solution.status = QpStatus::Solved;
+            if !elastic && info.regularization >= 1.0 {
+                self.polish
+                    .unshift_multipliers(&qp, info.regularization, &mut self.qp_solution);
+            }
         }
         let scale = self.subproblem.scale();
         for v in self.qp_solution.x.iter_mut().chain(&mut self.qp_solution.y) {
@@ -116,11 +120,15 @@ impl Sqp<'_, '_> {
         }
         self.solve_qp(false, 1.0, 0.0, info);
         let theta = violation(&self.c, &self.problem.c_lower, &self.problem.c_upper);
-        info.elastic = !self.qp_solution.status.has_solution();
-        if info.elastic {
-            self.elastic_step(theta, info)?;
-        } else {
+        if self.qp_solution.status.has_solution() {
             self.take_qp_step();
+        } else if self.qp_solution.status != QpStatus::PrimalInfeasible
+            && self.restoration_direction(theta, info)
+        {
+            info.restoration = true;
+        } else {
+            info.elastic = true;
+            self.elastic_step(theta, info)?;
         }
         self.subproblem.jacobian_product(&self.d, &mut self.jd);
         let theta_lin = self.linearized_violation();

@@ -13,8 +13,8 @@
 //! around the predicted active set `A`:
 //!
 //! - **Active set.** Equality rows, fixed variables, and inequality rows and bounds whose
-//!   multiplier exceeds `10⁻⁶ max(1, ‖λ‖∞, ‖z‖∞)`, each with its target `tᵢ` (the bound the
-//!   multiplier points at). Rows with more than [`AUGMENTED_ROW_LIMIT`] Jacobian entries are
+//!   multiplier exceeds `10⁻⁶ max(1, ‖λ‖∞, ‖z‖∞)` and whose value is within `10⁻²` (relative)
+//!   of the bound the multiplier points at, which is their target `tᵢ`. Rows with more than [`AUGMENTED_ROW_LIMIT`] Jacobian entries are
 //!   left out so that the pattern, which holds `∇cᵢ∇cᵢᵀ` for every other row, stays sparse.
 //! - **Shift (inertia correction).** With unit normals `nᵢ = ∇cᵢ / ‖∇cᵢ‖` (`e_j` for a bound)
 //!   and `N = Σ_{i∈A} nᵢnᵢᵀ`, the KKT matrix `[H + δI, N_Aᵀ; N_A, -εI]` has the wanted inertia
@@ -25,8 +25,8 @@
 //!   configurations, whose only curvature comes from the dynamics). `δ` follows IPOPT's
 //!   schedule (see `inertia.rs`) and is zero whenever the reduced Hessian is positive definite.
 //! - **Augmentation.** The QP gets `P = H + δI + ρN` with the smallest `ρ` on the grid
-//!   `s·10^k`, `k = -2..=6`, `s = max(1, max_i |H_ii|)` (starting one step below the last one)
-//!   that keeps `P` positive definite; `ρ_max = s·10⁶` always does. The augmentation enters the
+//!   `s·10^k`, `k = -2..=8`, `s = max(1, max_i |H_ii|)` (starting one step below the last one)
+//!   that keeps `P` positive definite; `ρ_max = s·10⁸` always does. The augmentation enters the
 //!   QP objective as the *shifted* penalty `ρ/2 Σ_{i∈A} wᵢ (rᵢ + ∇cᵢᵀd − tᵢ)²`
 //!   (`wᵢ = 1/‖∇cᵢ‖²`, `r` the constant part of the linearization; `ρ/2 (x_j + d_j − t_j)²` for
 //!   a bound), i.e. `P` above and the linear term `∇f + ρ Σ wᵢ (rᵢ − tᵢ) ∇cᵢ`. On the face
@@ -44,15 +44,23 @@ use super::inertia::InertiaCorrection;
 use super::sparse::CscAssembly;
 
 /// Rows with more Jacobian entries than this are not augmented (their outer product would
-/// fill the Hessian pattern).
-pub const AUGMENTED_ROW_LIMIT: usize = 64;
+/// fill the Hessian pattern). A row left out leaves the directions it constrains in the
+/// inertia test, which then asks for a shift to convexify them: with the former limit of 64
+/// the 74-entry dynamics rows of the 12-link pendulum (two stages of 3 control points × 12
+/// joints, and a torque) were left out and the shift reached 10⁴–10⁶.
+pub const AUGMENTED_ROW_LIMIT: usize = 512;
 
 /// Number of points of the `ρ` grid; the last one is `ρ_max`.
-const RHO_STEPS: i32 = 9;
+const RHO_STEPS: i32 = 11;
 
 /// A multiplier counts as nonzero (its constraint as active) above this fraction of the
 /// largest multiplier (at least 1).
 const ACTIVE_MULTIPLIER: f64 = 1e-6;
+
+/// An inequality is predicted active only within this relative distance of its bound: the
+/// augmentation pulls the constraint to its target, which far from it (after an elastic step,
+/// whose multipliers are the elastic penalty) only distorts the step.
+const NEAR_TARGET: f64 = 1e-2;
 
 /// What the convexification used.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -65,9 +73,11 @@ pub(crate) struct Convexification {
 
 /// The current point's bounds and multipliers, from which the active set is predicted.
 pub(crate) struct ActiveSet<'a> {
+    pub(crate) c: &'a [f64],
     pub(crate) c_lower: &'a [f64],
     pub(crate) c_upper: &'a [f64],
     pub(crate) lambda: &'a [f64],
+    pub(crate) x: &'a [f64],
     pub(crate) x_lower: &'a [f64],
     pub(crate) x_upper: &'a [f64],
     pub(crate) z: &'a [f64],
@@ -300,6 +310,7 @@ impl ExactHessian {
         let mut any = false;
         for (i, w) in self.row_weight.iter_mut().enumerate() {
             let target = target(
+                active.c[i],
                 active.c_lower[i],
                 active.c_upper[i],
                 active.lambda[i],
@@ -317,7 +328,13 @@ impl ExactHessian {
         let k = self.num_problem_triplets;
         self.triplet_values[..k].fill(0.0);
         for j in 0..self.n {
-            let target = target(active.x_lower[j], active.x_upper[j], active.z[j], threshold);
+            let target = target(
+                active.x[j],
+                active.x_lower[j],
+                active.x_upper[j],
+                active.z[j],
+                threshold,
+            );
             self.bound_weight[j] = match target {
                 Some(t) => {
                     any = true;
@@ -338,15 +355,17 @@ impl ExactHessian {
     }
 }
 
-/// The value a constraint with bounds `[lower, upper]` and multiplier `multiplier` is
-/// predicted to be held at: the fixed value of an equality, the finite bound a multiplier
-/// above `threshold` points at, or `None` (predicted inactive).
-fn target(lower: f64, upper: f64, multiplier: f64, threshold: f64) -> Option<f64> {
+/// The value a constraint with value `value`, bounds `[lower, upper]` and multiplier
+/// `multiplier` is predicted to be held at: the fixed value of an equality, or the finite
+/// bound a multiplier above `threshold` points at if `value` is within
+/// [`NEAR_TARGET`]` (1 + |bound|)` of it; `None` (predicted inactive) otherwise.
+fn target(value: f64, lower: f64, upper: f64, multiplier: f64, threshold: f64) -> Option<f64> {
+    let near = |bound: f64| (value - bound).abs() <= NEAR_TARGET * (1.0 + bound.abs());
     if lower == upper {
         Some(lower)
-    } else if multiplier > threshold && upper.is_finite() {
+    } else if multiplier > threshold && upper.is_finite() && near(upper) {
         Some(upper)
-    } else if multiplier < -threshold && lower.is_finite() {
+    } else if multiplier < -threshold && lower.is_finite() && near(lower) {
         Some(lower)
     } else {
         None
@@ -359,6 +378,8 @@ mod tests {
 
     fn no_constraints() -> ActiveSet<'static> {
         ActiveSet {
+            c: &[],
+            x: &[0.0; 2],
             c_lower: &[],
             c_upper: &[],
             lambda: &[],
@@ -390,6 +411,7 @@ mod tests {
         let mut h = ExactHessian::new(2, &[(0, 0), (1, 1)], 1, &[(0, 1)]);
         h.problem_values().copy_from_slice(&[1.0, -1.0]);
         let active = ActiveSet {
+            c: &[0.0],
             c_lower: &[0.0],
             c_upper: &[0.0],
             lambda: &[0.0],
@@ -414,6 +436,7 @@ mod tests {
         let mut h = ExactHessian::new(2, &[(0, 0), (1, 1)], 1, &[(0, 1)]);
         h.problem_values().copy_from_slice(&[-1.0, -1.0]);
         let active = ActiveSet {
+            c: &[0.0],
             c_lower: &[0.0],
             c_upper: &[0.0],
             lambda: &[0.0],
@@ -426,10 +449,11 @@ mod tests {
 
     #[test]
     fn targets_follow_the_multiplier_sign() {
-        assert_eq!(target(1.0, 1.0, 0.0, 1e-6), Some(1.0));
-        assert_eq!(target(0.0, 2.0, 1.0, 1e-6), Some(2.0));
-        assert_eq!(target(0.0, 2.0, -1.0, 1e-6), Some(0.0));
-        assert_eq!(target(0.0, 2.0, 1e-9, 1e-6), None);
-        assert_eq!(target(f64::NEG_INFINITY, 2.0, -1.0, 1e-6), None);
+        assert_eq!(target(0.5, 1.0, 1.0, 0.0, 1e-6), Some(1.0));
+        assert_eq!(target(2.0, 0.0, 2.0, 1.0, 1e-6), Some(2.0));
+        assert_eq!(target(0.0, 0.0, 2.0, -1.0, 1e-6), Some(0.0));
+        assert_eq!(target(1.0, 0.0, 2.0, -1.0, 1e-6), None);
+        assert_eq!(target(0.0, 0.0, 2.0, 1e-9, 1e-6), None);
+        assert_eq!(target(2.0, f64::NEG_INFINITY, 2.0, -1.0, 1e-6), None);
     }
 }

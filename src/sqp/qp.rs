@@ -52,16 +52,6 @@ impl QpStatus {
     pub fn has_solution(self) -> bool {
         self == Self::Solved
     }
-
-    /// Whether `x` and `y` hold at least an estimate of a solution (solved, to full or
-    /// reduced accuracy, or stopped at the iteration limit), which polishing may turn into
-    /// one.
-    pub fn has_estimate(self) -> bool {
-        matches!(
-            self,
-            Self::Solved | Self::SolvedInaccurate | Self::IterationLimit
-        )
-    }
 }
 
 /// A backend's answer. The vectors are resized by the backend and reused between calls.

@@ -17,10 +17,16 @@
 //! kept, and the current point enters the filter so that the iterates do not return to it.
 //! The step fails (and the line search falls back to the ℓ1 merit) at a feasible point, when
 //! the linearization is inconsistent, or below `α = 10⁻⁴`.
+//!
+//! The same QP gives the search direction when the regular QP fails without proving its
+//! linearization inconsistent (the backend gave up on an ill-conditioned `P` and the polish
+//! could not recover a solution): the step then reduces the violation with the multipliers
+//! kept, instead of entering the elastic mode, whose multipliers equal its penalty.
 
 use std::time::Instant;
 
 use super::merit::linearized_violation;
+use super::qp::QpStatus;
 use super::solver::{Sqp, StepInfo};
 
 const SUFFICIENT_DECREASE: f64 = 1e-4;
@@ -30,28 +36,45 @@ const GAMMA_THETA: f64 = 1e-5;
 const GAMMA_F: f64 = 1e-8;
 
 impl Sqp<'_, '_> {
-    /// Tries a restoration step from the current point with violation `theta`; true when a
-    /// trial point was accepted (it is left in the `*_trial` fields).
-    pub(super) fn restoration_step(&mut self, theta: f64, info: &mut StepInfo) -> bool {
-        if theta <= self.settings.constraint_tolerance {
-            return false;
-        }
+    /// Solves the restoration QP at the current point (posed unnormalized); whether it has a
+    /// solution, which is left in `qp_solution`.
+    fn solve_restoration_qp(&mut self, info: &mut StepInfo) -> bool {
         self.subproblem.set_scale(1.0);
         self.pose_rows(false);
         let start = Instant::now();
         let qp = self.subproblem.restoration();
         self.restoration_qp
             .solve(&qp, &[], &[], &mut self.qp_solution);
-        if self.qp_solution.status.has_estimate() && self.polish.polish(&qp, &mut self.qp_solution)
-        {
-            self.qp_solution.status = super::qp::QpStatus::Solved;
+        if self.polish.polish(&qp, &mut self.qp_solution) {
+            self.qp_solution.status = QpStatus::Solved;
         }
         let elapsed = start.elapsed();
         self.qp_time += elapsed;
         info.qp_time += elapsed;
         info.qp_iterations += self.qp_solution.iterations;
         self.qp_iterations += self.qp_solution.iterations;
-        if !self.qp_solution.status.has_solution() {
+        self.qp_solution.status.has_solution()
+    }
+
+    /// The restoration step as the search direction, with the current multipliers, when the
+    /// regular QP failed without proving its linearization inconsistent (an ill-conditioned
+    /// `P` on which the backend gave up); false at a feasible point or if the restoration QP
+    /// fails too.
+    pub(super) fn restoration_direction(&mut self, theta: f64, info: &mut StepInfo) -> bool {
+        if theta <= self.settings.constraint_tolerance || !self.solve_restoration_qp(info) {
+            return false;
+        }
+        let n = self.problem.n;
+        self.d.copy_from_slice(&self.qp_solution.x[..n]);
+        self.lambda_step.copy_from_slice(&self.lambda);
+        self.z_step.copy_from_slice(&self.z);
+        true
+    }
+
+    /// Tries a restoration step from the current point with violation `theta`; true when a
+    /// trial point was accepted (it is left in the `*_trial` fields).
+    pub(super) fn restoration_step(&mut self, theta: f64, info: &mut StepInfo) -> bool {
+        if theta <= self.settings.constraint_tolerance || !self.solve_restoration_qp(info) {
             return false;
         }
         let step = self.qp_solution.x[..self.problem.n].to_vec();

@@ -529,6 +529,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
         if let HessianModel::Exact(h) = &mut self.hessian {
             h.problem_values().copy_from_slice(&self.hess);
             let active = ActiveSet {
+                c: &self.c,
+                x: &self.x,
                 c_lower: &self.problem.c_lower,
                 c_upper: &self.problem.c_upper,
                 lambda: &self.lambda,
