@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use super::merit::{linearized_violation, update_penalty, violation};
 use super::outcome::Status;
-use super::solver::{Sqp, StepInfo, Stop};
+use super::qp::QpStatus;
+use super::solver::{HessianModel, Sqp, StepInfo, Stop};
 use super::sparse::{symmetric_product_norm, symmetric_quadratic_form};
 
 /// A search direction `d` (stored in the solver) and what the line search needs to know.
@@ -14,6 +15,8 @@ pub(super) struct Direction {
     pub(super) theta: f64,
     /// The merit slope `D = ∇fᵀd - ν (θ - θ_lin)` of the step.
     pub(super) slope: f64,
+    /// `∇fᵀd`.
+    pub(super) gd: f64,
     /// The step came from the elastic subproblem (no second-order correction then).
     pub(super) elastic: bool,
 }
@@ -24,13 +27,24 @@ impl Sqp<'_, '_> {
     pub(super) fn solve_qp(&mut self, elastic: bool, weight: f64, rho: f64, info: &mut StepInfo) {
         let start = Instant::now();
         let hessian = self.hessian.matrix();
-        if elastic {
+        let qp = if elastic {
             let qp = self.subproblem.elastic(hessian, weight, rho);
             self.elastic_qp.solve(&qp, &[], &[], &mut self.qp_solution);
+            qp
         } else {
             let qp = self.subproblem.regular(hessian);
             self.qp
                 .solve(&qp, &self.warm_x, &self.warm_y, &mut self.qp_solution);
+            qp
+        };
+        // A polished solution is certified optimal whatever the backend reported; an answer
+        // the backend gave up on may still point at the right face.
+        if self.polish.polish(&qp, &mut self.qp_solution) {
+            self.qp_solution.status = QpStatus::Solved;
+            if !elastic && info.regularization >= 1.0 {
+                self.polish
+                    .unshift_multipliers(&qp, info.regularization, &mut self.qp_solution);
+            }
         }
         let scale = self.subproblem.scale();
         for v in self.qp_solution.x.iter_mut().chain(&mut self.qp_solution.y) {
@@ -41,6 +55,36 @@ impl Sqp<'_, '_> {
         info.qp_time += elapsed;
         info.qp_iterations += self.qp_solution.iterations;
         self.qp_iterations += self.qp_solution.iterations;
+    }
+
+    /// Sets the QP's row bounds for the constant part `r` of the linearization (`c(x)`, or
+    /// the second-order correction's `shifted` values) and the matching gradient of the
+    /// Hessian model's augmentation penalty.
+    pub(super) fn pose_rows(&mut self, shifted: bool) {
+        let r = if shifted { &self.shifted } else { &self.c };
+        self.subproblem.set_bounds(
+            r,
+            &self.problem.c_lower,
+            &self.problem.c_upper,
+            &self.x,
+            &self.problem.x_lower,
+            &self.problem.x_upper,
+        );
+        self.penalty_gradient.fill(0.0);
+        if let HessianModel::Exact(h) = &self.hessian {
+            h.add_penalty_gradient(&self.jac, r, &self.x, &mut self.penalty_gradient);
+        }
+        self.subproblem.set_penalty_gradient(&self.penalty_gradient);
+    }
+
+    /// `dᵀ(H + δI)d` for the step `d` (with `jd = J d`): the curvature of the Lagrangian model,
+    /// without the augmentation that only convexifies the QP.
+    fn model_curvature(&self) -> f64 {
+        let dpd = symmetric_quadratic_form(self.hessian.matrix(), &self.d);
+        match &self.hessian {
+            HessianModel::Exact(h) => dpd - h.augmentation_form(&self.d, &self.jd),
+            HessianModel::Bfgs(_) => dpd,
+        }
     }
 
     /// Copies the QP solution into the step `d` and its multipliers.
@@ -67,14 +111,7 @@ impl Sqp<'_, '_> {
         self.subproblem.set_scale(scale);
         self.subproblem.set_jacobian(&self.jac);
         self.subproblem.set_gradient(&self.g);
-        self.subproblem.set_bounds(
-            &self.c,
-            &self.problem.c_lower,
-            &self.problem.c_upper,
-            &self.x,
-            &self.problem.x_lower,
-            &self.problem.x_upper,
-        );
+        self.pose_rows(false);
         for (w, &l) in self.warm_y.iter_mut().zip(&self.lambda) {
             *w = l / scale;
         }
@@ -83,16 +120,20 @@ impl Sqp<'_, '_> {
         }
         self.solve_qp(false, 1.0, 0.0, info);
         let theta = violation(&self.c, &self.problem.c_lower, &self.problem.c_upper);
-        info.elastic = !self.qp_solution.status.has_solution();
-        if info.elastic {
-            self.elastic_step(theta, info)?;
-        } else {
+        if self.qp_solution.status.has_solution() {
             self.take_qp_step();
+        } else if self.qp_solution.status != QpStatus::PrimalInfeasible
+            && self.restoration_direction(theta, info)
+        {
+            info.restoration = true;
+        } else {
+            info.elastic = true;
+            self.elastic_step(theta, info)?;
         }
         self.subproblem.jacobian_product(&self.d, &mut self.jd);
         let theta_lin = self.linearized_violation();
         let gd: f64 = self.g.iter().zip(&self.d).map(|(g, d)| g * d).sum();
-        let dhd = symmetric_quadratic_form(self.hessian.matrix(), &self.d);
+        let dhd = self.model_curvature();
         let multipliers = self
             .lambda_step
             .iter()
@@ -102,6 +143,7 @@ impl Sqp<'_, '_> {
         Ok(Direction {
             theta,
             slope: gd - self.penalty * (theta - theta_lin),
+            gd,
             elastic: info.elastic,
         })
     }
@@ -115,22 +157,17 @@ impl Sqp<'_, '_> {
             return self.qp_solution.status.has_solution();
         }
         self.subproblem.set_scale(1.0);
-        self.subproblem.set_gradient(&self.g);
-        self.subproblem.set_bounds(
-            &self.c,
-            &self.problem.c_lower,
-            &self.problem.c_upper,
-            &self.x,
-            &self.problem.x_lower,
-            &self.problem.x_upper,
-        );
+        self.pose_rows(false);
         self.solve_qp(true, weight, rho, info);
         self.qp_solution.status.has_solution()
     }
 
     /// The elastic step when the QP has no solution: first the feasibility subproblem (which
     /// also detects local infeasibility), then the elastic QP with a penalty large enough to
-    /// achieve a tenth of the attainable linearized violation decrease.
+    /// achieve a tenth of the attainable linearized violation decrease. The penalty starts from
+    /// `max(1, ‖λ‖∞)`, not from the merit penalty: the elastic multipliers equal the penalty on
+    /// the relaxed rows, so a start above `‖λ‖∞` fed back and grew tenfold per elastic step
+    /// (to 10⁵ within five iterations on the arm problem), and the Hessian with it.
     fn elastic_step(&mut self, theta: f64, info: &mut StepInfo) -> Result<(), Stop> {
         let regular_message = self.qp_solution.message.clone();
         if !self.solve_elastic_qp(0.0, 1.0, info) {
@@ -158,8 +195,7 @@ impl Sqp<'_, '_> {
                 ),
             ));
         }
-        let lambda_norm = self.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
-        let mut rho = self.penalty.max(10.0 * lambda_norm);
+        let mut rho = self.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
         loop {
             if !self.solve_elastic_qp(1.0, rho, info) {
                 return Err(Stop::new(

@@ -1,155 +1,66 @@
 //! The exact Hessian model: the Lagrangian Hessian assembled into a fixed upper-triangle CSC
-//! pattern, made positive definite so that the QP is convex (both backends require it)
-//! without spoiling the Newton step near a solution.
+//! pattern and convexified so that the QP is convex (both backends require a positive
+//! semidefinite `P`) without spoiling the Newton step.
 //!
-//! Both QP backends need a positive semidefinite `P`, but at a minimizer only the *reduced*
-//! Hessian (on the null space of the active constraint gradients) has to be positive
-//! definite; `∇²L` itself is often indefinite there (HS 71 is an example). Shifting by `δI`
-//! would then never vanish and would cut SQP down to linear convergence. The model is
-//! therefore convexified in two stages:
+//! At a minimizer only the *reduced* Hessian, on the null space of the active constraint
+//! gradients, has to be positive definite; `∇²L` itself is often indefinite there (HS 71, and
+//! every trajectory problem: the dynamics rows carry curvature in `q` that the objective does
+//! not balance). Shifting the whole matrix by `δI` until it is positive definite would never
+//! vanish near such a solution, cutting SQP down to linear convergence, and far from it the
+//! shift can dwarf the objective's own curvature: the QP then returns multipliers scaled by
+//! `δ`, the next `∇²L` grows with them and so does the next shift (observed on the pendulum
+//! swing-ups: `δ = 10² → 10⁴ → 10⁶` within three iterations). The model is therefore built
+//! around the predicted active set `A`:
 //!
-//! 1. **Augmentation.** With the predicted active set `A` (equality rows, and inequality rows
-//!    and bounds whose multiplier exceeds `10⁻⁶ max(1, ‖λ‖∞, ‖z‖∞)`) the model is
-//!    `H + ρ Σ_{i∈A} n_i n_iᵀ` with unit normals `n_i = ∇c_i / ‖∇c_i‖` (or `e_j` for a bound).
-//!    On the face `J_A d = const` of the QP the added term is constant, so the QP solution
-//!    is unchanged once the active set is identified; by Finsler's lemma some finite `ρ` makes
-//!    the matrix positive definite exactly when the reduced Hessian is. `ρ` is tried on the
-//!    grid `s·10^k`, `k = -2..=6`, `s = max(1, max_i |H_ii|)`, starting one step below the last
-//!    successful value. Rows whose gradient has more than [`AUGMENTED_ROW_LIMIT`] entries are
-//!    left out, so that the pattern (which holds `∇c_i ∇c_iᵀ` for every other row) stays
-//!    sparse.
-//! 2. **Shift.** If no `ρ` works (the reduced Hessian is not positive definite, or after a
-//!    failed step), `δI` is added to `H` following IPOPT's inertia-correction schedule: start
-//!    from `δ₀ = 1e-4` (or a third of the last nonzero shift, or the requested floor) and
-//!    multiply by 100 (first time) or 8.
+//! - **Active set.** Equality rows, fixed variables, and inequality rows and bounds whose
+//!   multiplier exceeds `10⁻⁶ max(1, ‖λ‖∞, ‖z‖∞)` and whose value is within `10⁻²` (relative)
+//!   of the bound the multiplier points at, which is their target `tᵢ`. Rows with more than [`AUGMENTED_ROW_LIMIT`] Jacobian entries are
+//!   left out so that the pattern, which holds `∇cᵢ∇cᵢᵀ` for every other row, stays sparse.
+//! - **Shift (inertia correction).** With unit normals `nᵢ = ∇cᵢ / ‖∇cᵢ‖` (`e_j` for a bound)
+//!   and `N = Σ_{i∈A} nᵢnᵢᵀ`, the KKT matrix `[H + δI, N_Aᵀ; N_A, -εI]` has the wanted inertia
+//!   (`n` positive, `|A|` negative eigenvalues) exactly when its Schur complement
+//!   `H + δI + N/ε` is positive definite. With `ε = 1/ρ_max` this is the test IPOPT applies to
+//!   its KKT matrix, done on a positive-definite-or-rejected matrix, so that QDLDL's
+//!   factorization without pivoting stays safe even where `H` has zero diagonal entries (the
+//!   configurations, whose only curvature comes from the dynamics). `δ` follows IPOPT's
+//!   schedule (see `inertia.rs`) and is zero whenever the reduced Hessian is positive definite.
+//! - **Augmentation.** The QP gets `P = H + δI + ρN` with the smallest `ρ` on the grid
+//!   `s·10^k`, `k = -2..=8`, `s = max(1, max_i |H_ii|)` (starting one step below the last one)
+//!   that keeps `P` positive definite; `ρ_max = s·10⁸` always does. The augmentation enters the
+//!   QP objective as the *shifted* penalty `ρ/2 Σ_{i∈A} wᵢ (rᵢ + ∇cᵢᵀd − tᵢ)²`
+//!   (`wᵢ = 1/‖∇cᵢ‖²`, `r` the constant part of the linearization; `ρ/2 (x_j + d_j − t_j)²` for
+//!   a bound), i.e. `P` above and the linear term `∇f + ρ Σ wᵢ (rᵢ − tᵢ) ∇cᵢ`. On the face
+//!   where the constraints of `A` hold at their targets the penalty and its gradient vanish,
+//!   so the QP's step *and multipliers* are those of the unconvexified QP once the active set
+//!   is identified (superlinear convergence survives an indefinite `∇²L`). Where the QP
+//!   relaxes rows (the elastic subproblem) the penalty is a quadratic penalty on the
+//!   linearized violation, pulling the same way as the elastic `ℓ1` term, instead of a pull
+//!   towards `∇cᵢᵀd = 0` that an unshifted `ρ dᵀNd` would add.
 //!
-//! Positive definiteness is tested with a sparse `LDLᵀ` factorization (Clarabel's QDLDL with
-//! AMD ordering and no internal regularization): the matrix is positive definite exactly when
-//! all `n` pivots are positive.
+//! Without active constraints (or when `H` is already positive definite) the model is
+//! `H + δI` with the shift alone.
 
-use clarabel::algebra::CscMatrix as ClarabelCsc;
-use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
-
+use super::inertia::InertiaCorrection;
 use super::sparse::CscAssembly;
 
-const DELTA_FIRST: f64 = 1e-4;
-const DELTA_MIN: f64 = 1e-20;
-const DELTA_MAX: f64 = 1e40;
-const DECREASE: f64 = 1.0 / 3.0;
-const INCREASE: f64 = 8.0;
-const FIRST_INCREASE: f64 = 100.0;
-
-/// Shifts a symmetric matrix (upper-triangle CSC, full diagonal) until it is positive
-/// definite.
-pub(crate) struct InertiaCorrection {
-    factor: Option<QDLDLFactorisation<f64>>,
-    pattern: ClarabelCsc<f64>,
-    indices: Vec<usize>,
-    pub(crate) diagonal: Vec<usize>,
-    shifted: Vec<f64>,
-    last_delta: f64,
-}
-
-impl InertiaCorrection {
-    /// Prepares the correction for the pattern of `assembly` (which must contain the diagonal).
-    pub(crate) fn new(assembly: &CscAssembly) -> Self {
-        let a = &assembly.matrix;
-        let diagonal = (0..a.ncols())
-            .map(|j| {
-                let (start, end) = (a.col_offsets()[j], a.col_offsets()[j + 1]);
-                start + a.row_indices()[start..end].partition_point(|&r| r < j)
-            })
-            .collect();
-        let pattern = ClarabelCsc::new(
-            a.nrows(),
-            a.ncols(),
-            a.col_offsets().to_vec(),
-            a.row_indices().to_vec(),
-            vec![1.0; a.nnz()],
-        );
-        Self {
-            factor: None,
-            indices: (0..a.nnz()).collect(),
-            diagonal,
-            shifted: vec![0.0; a.nnz()],
-            pattern,
-            last_delta: 0.0,
-        }
-    }
-
-    /// Whether `values + δI` is positive definite.
-    pub(crate) fn positive_definite(&mut self, values: &[f64], delta: f64) -> bool {
-        self.shifted.copy_from_slice(values);
-        for &k in &self.diagonal {
-            self.shifted[k] += delta;
-        }
-        let n = self.diagonal.len();
-        let factor = match self.factor.as_mut() {
-            Some(f) => {
-                f.update_values(&self.indices, &self.shifted);
-                if f.refactor().is_err() {
-                    return false;
-                }
-                f
-            }
-            None => {
-                self.pattern.nzval.copy_from_slice(&self.shifted);
-                let settings = QDLDLSettings {
-                    regularize_enable: false,
-                    ..QDLDLSettings::default()
-                };
-                match QDLDLFactorisation::new(&self.pattern, Some(settings)) {
-                    Ok(f) => self.factor.insert(f),
-                    Err(_) => return false,
-                }
-            }
-        };
-        factor.positive_inertia() == n && factor.D.iter().all(|d| d.is_finite())
-    }
-
-    /// Adds the smallest shift of the schedule, and at least `floor`, that makes `values`
-    /// positive definite and returns it, or `None` if even `δ_max` fails (non-finite
-    /// entries).
-    pub(crate) fn apply(&mut self, values: &mut [f64], floor: f64) -> Option<f64> {
-        let delta = if floor == 0.0 && self.positive_definite(values, 0.0) {
-            0.0
-        } else {
-            let mut delta = if self.last_delta == 0.0 {
-                DELTA_FIRST
-            } else {
-                (DECREASE * self.last_delta).max(DELTA_MIN)
-            }
-            .max(floor);
-            let growth = if self.last_delta == 0.0 {
-                FIRST_INCREASE
-            } else {
-                INCREASE
-            };
-            while !self.positive_definite(values, delta) {
-                delta *= growth;
-                if delta > DELTA_MAX {
-                    return None;
-                }
-            }
-            delta
-        };
-        self.last_delta = delta;
-        for &k in &self.diagonal {
-            values[k] += delta;
-        }
-        Some(delta)
-    }
-}
-
 /// Rows with more Jacobian entries than this are not augmented (their outer product would
-/// fill the Hessian pattern).
-pub const AUGMENTED_ROW_LIMIT: usize = 64;
+/// fill the Hessian pattern). A row left out leaves the directions it constrains in the
+/// inertia test, which then asks for a shift to convexify them: with the former limit of 64
+/// the 74-entry dynamics rows of the 12-link pendulum (two stages of 3 control points × 12
+/// joints, and a torque) were left out and the shift reached 10⁴–10⁶.
+pub const AUGMENTED_ROW_LIMIT: usize = 512;
 
-const RHO_STEPS: i32 = 9;
+/// Number of points of the `ρ` grid; the last one is `ρ_max`.
+const RHO_STEPS: i32 = 11;
 
 /// A multiplier counts as nonzero (its constraint as active) above this fraction of the
 /// largest multiplier (at least 1).
 const ACTIVE_MULTIPLIER: f64 = 1e-6;
+
+/// An inequality is predicted active only within this relative distance of its bound: the
+/// augmentation pulls the constraint to its target, which far from it (after an elastic step,
+/// whose multipliers are the elastic penalty) only distorts the step.
+const NEAR_TARGET: f64 = 1e-2;
 
 /// What the convexification used.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -160,16 +71,20 @@ pub(crate) struct Convexification {
     pub(crate) augmentation: f64,
 }
 
-/// The predicted active set, from the current multipliers.
+/// The current point's bounds and multipliers, from which the active set is predicted.
 pub(crate) struct ActiveSet<'a> {
+    pub(crate) c: &'a [f64],
     pub(crate) c_lower: &'a [f64],
     pub(crate) c_upper: &'a [f64],
     pub(crate) lambda: &'a [f64],
+    pub(crate) x: &'a [f64],
+    pub(crate) x_lower: &'a [f64],
+    pub(crate) x_upper: &'a [f64],
     pub(crate) z: &'a [f64],
 }
 
 /// The exact-Hessian model: assembly of the problem's triplets, the diagonal and the
-/// augmentation outer products.
+/// augmentation outer products, and the active set with its targets.
 pub(crate) struct ExactHessian {
     pub(crate) assembly: CscAssembly,
     triplet_values: Vec<f64>,
@@ -177,11 +92,19 @@ pub(crate) struct ExactHessian {
     n: usize,
     /// Augmentation triplets after the diagonal: `(row, Jacobian triplet a, triplet b)`.
     pairs: Vec<(usize, usize, usize)>,
-    jacobian_rows: Vec<usize>,
+    jacobian: Vec<(usize, usize)>,
+    /// Whether a row is short enough to be augmented.
+    augmentable: Vec<bool>,
+    /// `wᵢ = 1/‖∇cᵢ‖²` for the rows of `A`, 0 for the others.
     row_weight: Vec<f64>,
+    row_target: Vec<f64>,
+    /// 1 for the bounds of `A`, 0 for the others.
+    bound_weight: Vec<f64>,
+    bound_target: Vec<f64>,
     base: Vec<f64>,
     augmentation: Vec<f64>,
     trial: Vec<f64>,
+    rho: f64,
     last_rho_step: Option<i32>,
     correction: InertiaCorrection,
 }
@@ -203,6 +126,10 @@ impl ExactHessian {
             by_row[row].push(t);
         }
         let mut pairs = Vec::new();
+        let augmentable = by_row
+            .iter()
+            .map(|triplets| triplets.len() <= AUGMENTED_ROW_LIMIT)
+            .collect();
         for (row, triplets) in by_row.iter().enumerate() {
             if triplets.len() > AUGMENTED_ROW_LIMIT {
                 continue;
@@ -225,11 +152,16 @@ impl ExactHessian {
             num_problem_triplets: structure.len(),
             n,
             pairs,
-            jacobian_rows: jacobian.iter().map(|&(r, _)| r).collect(),
+            jacobian: jacobian.to_vec(),
+            augmentable,
             row_weight: vec![0.0; m],
+            row_target: vec![0.0; m],
+            bound_weight: vec![0.0; n],
+            bound_target: vec![0.0; n],
             base: vec![0.0; nnz],
             augmentation: vec![0.0; nnz],
             trial: vec![0.0; nnz],
+            rho: 0.0,
             last_rho_step: None,
             assembly,
             correction,
@@ -242,9 +174,8 @@ impl ExactHessian {
     }
 
     /// Assembles `∇²L` from the problem values, then convexifies it (see the module
-    /// documentation) using the Jacobian values `jacobian` and the predicted active set; with
-    /// `floor > 0` the augmentation is skipped and the shift is at least `floor`. Returns
-    /// `None` if no shift helps (non-finite entries).
+    /// documentation) using the Jacobian values `jacobian` and the predicted active set; the
+    /// shift is at least `floor`. Returns `None` if no shift helps (non-finite entries).
     pub(crate) fn assemble(
         &mut self,
         jacobian: &[f64],
@@ -255,57 +186,119 @@ impl ExactHessian {
         self.triplet_values[k..].fill(0.0);
         self.assembly.fill(&self.triplet_values);
         self.base.copy_from_slice(self.assembly.matrix.values());
+        self.rho = 0.0;
         if floor == 0.0 && self.correction.positive_definite(&self.base, 0.0) {
             self.last_rho_step = None;
             return Some(Convexification::default());
         }
-        if floor == 0.0 && self.build_augmentation(jacobian, active) {
-            let scale = (0..self.n)
-                .map(|j| self.diagonal_value(j).abs())
-                .fold(1.0, f64::max);
-            let first = self.last_rho_step.map_or(0, |s| (s - 1).max(0));
-            for step in first..RHO_STEPS {
-                let rho = scale * 10f64.powi(step - 2);
-                for ((t, b), a) in self
-                    .trial
-                    .iter_mut()
-                    .zip(&self.base)
-                    .zip(&self.augmentation)
-                {
-                    *t = b + rho * a;
-                }
-                if self.correction.positive_definite(&self.trial, 0.0) {
-                    self.last_rho_step = Some(step);
-                    self.assembly
-                        .matrix
-                        .values_mut()
-                        .copy_from_slice(&self.trial);
-                    return Some(Convexification {
-                        shift: 0.0,
-                        augmentation: rho,
-                    });
-                }
+        if !self.build_augmentation(jacobian, active) {
+            self.last_rho_step = None;
+            let shift = self.correction.shift(&self.base, floor)?;
+            self.store(0.0, shift);
+            return Some(Convexification {
+                shift,
+                augmentation: 0.0,
+            });
+        }
+        let scale = self
+            .correction
+            .diagonal
+            .iter()
+            .map(|&k| self.base[k].abs())
+            .fold(1.0, f64::max);
+        let rho_at = |step: i32| scale * 10f64.powi(step - 2);
+        self.set_trial(rho_at(RHO_STEPS - 1));
+        let shift = self.correction.shift(&self.trial, floor)?;
+        let first = self.last_rho_step.map_or(0, |s| (s - 1).max(0));
+        let mut chosen = RHO_STEPS - 1;
+        for step in first..RHO_STEPS - 1 {
+            self.set_trial(rho_at(step));
+            if self.correction.positive_definite(&self.trial, shift) {
+                chosen = step;
+                break;
             }
         }
-        self.last_rho_step = None;
-        let values = self.assembly.matrix.values_mut();
-        values.copy_from_slice(&self.base);
-        let shift = self.correction.apply(values, floor)?;
+        self.last_rho_step = Some(chosen);
+        self.rho = rho_at(chosen);
+        self.store(self.rho, shift);
         Some(Convexification {
             shift,
-            augmentation: 0.0,
+            augmentation: self.rho,
         })
     }
 
-    fn diagonal_value(&self, j: usize) -> f64 {
-        self.base[self.correction.diagonal[j]]
+    /// `trial = base + ρN`.
+    fn set_trial(&mut self, rho: f64) {
+        for ((t, b), a) in self
+            .trial
+            .iter_mut()
+            .zip(&self.base)
+            .zip(&self.augmentation)
+        {
+            *t = b + rho * a;
+        }
     }
 
-    /// Assembles `Σ_{i∈A} n_i n_iᵀ` into `augmentation`; false when `A` is empty.
+    /// Writes `base + δI + ρN` into the assembled matrix.
+    fn store(&mut self, rho: f64, shift: f64) {
+        self.set_trial(rho);
+        for &k in &self.correction.diagonal {
+            self.trial[k] += shift;
+        }
+        self.assembly
+            .matrix
+            .values_mut()
+            .copy_from_slice(&self.trial);
+    }
+
+    /// Adds the gradient at `d = 0` of the augmentation penalty,
+    /// `ρ Σ_{i∈A} wᵢ (rᵢ − tᵢ) ∇cᵢ + ρ Σ_{j∈A} (x_j − t_j) e_j`, to `out`, for the constant
+    /// part `r` of the linearization and Jacobian values `jacobian` at `x`.
+    pub(crate) fn add_penalty_gradient(
+        &self,
+        jacobian: &[f64],
+        r: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) {
+        if self.rho == 0.0 {
+            return;
+        }
+        for (&(row, col), &v) in self.jacobian.iter().zip(jacobian) {
+            let w = self.row_weight[row];
+            if w > 0.0 {
+                out[col] += self.rho * w * (r[row] - self.row_target[row]) * v;
+            }
+        }
+        for (j, o) in out.iter_mut().enumerate() {
+            if self.bound_weight[j] > 0.0 {
+                *o += self.rho * (x[j] - self.bound_target[j]);
+            }
+        }
+    }
+
+    /// `ρ dᵀNd` for a step `d` with constraint-row products `jd = J d`: the part of `dᵀPd`
+    /// that the augmentation contributes.
+    pub(crate) fn augmentation_form(&self, d: &[f64], jd: &[f64]) -> f64 {
+        if self.rho == 0.0 {
+            return 0.0;
+        }
+        let rows: f64 = self.row_weight.iter().zip(jd).map(|(w, v)| w * v * v).sum();
+        let bounds: f64 = self
+            .bound_weight
+            .iter()
+            .zip(d)
+            .map(|(w, v)| w * v * v)
+            .sum();
+        self.rho * (rows + bounds)
+    }
+
+    /// Predicts the active set with its targets and assembles `N = Σ_{i∈A} nᵢnᵢᵀ` into
+    /// `augmentation`; false when `A` is empty.
     fn build_augmentation(&mut self, jacobian: &[f64], active: &ActiveSet<'_>) -> bool {
         self.row_weight.fill(0.0);
-        for (t, &row) in self.jacobian_rows.iter().enumerate() {
-            self.row_weight[row] += jacobian[t] * jacobian[t];
+        for (&(row, _), &v) in self.jacobian.iter().zip(jacobian) {
+            self.row_weight[row] += v * v;
         }
         // Interior-point QP solvers return tiny nonzero multipliers for inactive constraints.
         let threshold = ACTIVE_MULTIPLIER
@@ -316,21 +309,41 @@ impl ExactHessian {
                 .fold(1.0, |a: f64, v| a.max(v.abs()));
         let mut any = false;
         for (i, w) in self.row_weight.iter_mut().enumerate() {
-            let is_active =
-                active.c_lower[i] == active.c_upper[i] || active.lambda[i].abs() > threshold;
-            *w = if is_active && *w > 0.0 {
-                any = true;
-                1.0 / *w
-            } else {
-                0.0
+            let target = target(
+                active.c[i],
+                active.c_lower[i],
+                active.c_upper[i],
+                active.lambda[i],
+                threshold,
+            );
+            *w = match target {
+                Some(t) if *w > 0.0 && self.augmentable[i] => {
+                    any = true;
+                    self.row_target[i] = t;
+                    1.0 / *w
+                }
+                _ => 0.0,
             };
         }
         let k = self.num_problem_triplets;
         self.triplet_values[..k].fill(0.0);
-        for (j, &zj) in active.z.iter().enumerate() {
-            let bound_active = zj.abs() > threshold;
-            any |= bound_active;
-            self.triplet_values[k + j] = if bound_active { 1.0 } else { 0.0 };
+        for j in 0..self.n {
+            let target = target(
+                active.x[j],
+                active.x_lower[j],
+                active.x_upper[j],
+                active.z[j],
+                threshold,
+            );
+            self.bound_weight[j] = match target {
+                Some(t) => {
+                    any = true;
+                    self.bound_target[j] = t;
+                    1.0
+                }
+                None => 0.0,
+            };
+            self.triplet_values[k + j] = self.bound_weight[j];
         }
         for (p, &(row, a, b)) in self.pairs.iter().enumerate() {
             self.triplet_values[k + self.n + p] = self.row_weight[row] * jacobian[a] * jacobian[b];
@@ -342,26 +355,48 @@ impl ExactHessian {
     }
 }
 
+/// The value a constraint with value `value`, bounds `[lower, upper]` and multiplier
+/// `multiplier` is predicted to be held at: the fixed value of an equality, or the finite
+/// bound a multiplier above `threshold` points at if `value` is within
+/// [`NEAR_TARGET`]` (1 + |bound|)` of it; `None` (predicted inactive) otherwise.
+fn target(value: f64, lower: f64, upper: f64, multiplier: f64, threshold: f64) -> Option<f64> {
+    let near = |bound: f64| (value - bound).abs() <= NEAR_TARGET * (1.0 + bound.abs());
+    if lower == upper {
+        Some(lower)
+    } else if multiplier > threshold && upper.is_finite() && near(upper) {
+        Some(upper)
+    } else if multiplier < -threshold && lower.is_finite() && near(lower) {
+        Some(lower)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn no_constraints() -> ActiveSet<'static> {
         ActiveSet {
+            c: &[],
+            x: &[0.0; 2],
             c_lower: &[],
             c_upper: &[],
             lambda: &[],
+            x_lower: &[f64::NEG_INFINITY; 2],
+            x_upper: &[f64::INFINITY; 2],
             z: &[0.0, 0.0],
         }
     }
 
     #[test]
-    fn indefinite_matrix_is_shifted_just_enough() {
+    fn indefinite_matrix_without_constraints_is_shifted() {
         // [[1, 2], [2, 1]] has eigenvalues 3 and -1.
         let mut h = ExactHessian::new(2, &[(0, 0), (1, 0), (1, 1)], 0, &[]);
         h.problem_values().copy_from_slice(&[1.0, 2.0, 1.0]);
         let c = h.assemble(&[], &no_constraints(), 0.0).unwrap();
         assert!(c.shift > 1.0 && c.shift < 1.0 * 8.0 * 100.0, "{c:?}");
+        assert_eq!(c.augmentation, 0.0);
         let mut pd = ExactHessian::new(2, &[(0, 0), (1, 1)], 0, &[]);
         pd.problem_values().copy_from_slice(&[1.0, 3.0]);
         assert_eq!(
@@ -372,14 +407,15 @@ mod tests {
 
     #[test]
     fn positive_reduced_hessian_is_augmented_not_shifted() {
-        // H = diag(1, -1) is positive definite on the null space of the row x1 = const.
+        // H = diag(1, -1) is positive definite on the null space of the row 2 x1 = 0.
         let mut h = ExactHessian::new(2, &[(0, 0), (1, 1)], 1, &[(0, 1)]);
         h.problem_values().copy_from_slice(&[1.0, -1.0]);
         let active = ActiveSet {
+            c: &[0.0],
             c_lower: &[0.0],
             c_upper: &[0.0],
             lambda: &[0.0],
-            z: &[0.0, 0.0],
+            ..no_constraints()
         };
         let c = h.assemble(&[2.0], &active, 0.0).unwrap();
         assert_eq!(c.shift, 0.0);
@@ -387,5 +423,37 @@ mod tests {
         let values = h.assembly.matrix.values();
         assert_eq!(values[0], 1.0);
         assert!(values[1] > 0.0);
+        // The penalty ρ/2 w (r + 2 d1 - 0)² has gradient ρ w r ∇c = ρ r / 2 in d1 at d = 0.
+        let mut g = [0.0; 2];
+        h.add_penalty_gradient(&[2.0], &[0.5], &[0.0, 0.0], &mut g);
+        assert_eq!(g, [0.0, c.augmentation * 0.25]);
+        assert_eq!(h.augmentation_form(&[0.0, 1.0], &[2.0]), c.augmentation);
+    }
+
+    #[test]
+    fn negative_reduced_hessian_is_shifted_with_the_augmentation_kept() {
+        // H = diag(-1, -1): on the null space of x1 = const the curvature is -1.
+        let mut h = ExactHessian::new(2, &[(0, 0), (1, 1)], 1, &[(0, 1)]);
+        h.problem_values().copy_from_slice(&[-1.0, -1.0]);
+        let active = ActiveSet {
+            c: &[0.0],
+            c_lower: &[0.0],
+            c_upper: &[0.0],
+            lambda: &[0.0],
+            ..no_constraints()
+        };
+        let c = h.assemble(&[1.0], &active, 0.0).unwrap();
+        assert!(c.shift > 1.0 && c.shift <= 100.0, "{c:?}");
+        assert!(c.augmentation > 0.0, "{c:?}");
+    }
+
+    #[test]
+    fn targets_follow_the_multiplier_sign() {
+        assert_eq!(target(0.5, 1.0, 1.0, 0.0, 1e-6), Some(1.0));
+        assert_eq!(target(2.0, 0.0, 2.0, 1.0, 1e-6), Some(2.0));
+        assert_eq!(target(0.0, 0.0, 2.0, -1.0, 1e-6), Some(0.0));
+        assert_eq!(target(1.0, 0.0, 2.0, -1.0, 1e-6), None);
+        assert_eq!(target(0.0, 0.0, 2.0, 1e-9, 1e-6), None);
+        assert_eq!(target(2.0, f64::NEG_INFINITY, 2.0, -1.0, 1e-6), None);
     }
 }

@@ -6,9 +6,12 @@
 //! `θ_lin = Σ viol_i(c + Jd)` the directional derivative of `φ` is bounded by
 //! `D = ∇fᵀd - ν (θ - θ_lin)`, which the Armijo test uses.
 //!
-//! After each QP the required penalty is `r = max(‖λ_QP‖∞, (∇fᵀd + ½dᵀHd) / (0.9 (θ - θ_lin)))`,
-//! the larger of the classical exactness bound and the bound that makes the model decrease
-//! at least a tenth of the predicted violation decrease (Nocedal & Wright, eq. 18.36). Below
+//! After each QP the required penalty is
+//! `r = max(‖λ_QP‖∞, (∇fᵀd + ½ max(0, dᵀHd)) / (0.9 (θ - θ_lin)))`, the larger of the
+//! classical exactness bound and the bound that makes the model decrease at least a tenth of
+//! the predicted violation decrease (Nocedal & Wright, eq. 18.36, with `σ = 0` for
+//! nonpositive curvature). `H` is the Lagrangian model `∇²L + δI` without the QP's
+//! convexifying augmentation, which is an artifact of the QP and not a model of `f`. Below
 //! `r` the penalty is raised to `1.5 r`; above it, it moves halfway towards `r` but not below
 //! `1.5 r` (Powell's rule). Letting it come down matters in practice: a penalty fixed at an
 //! early, pessimistic value makes the merit function reject every step of second-order size
@@ -62,7 +65,7 @@ pub(crate) fn update_penalty(
     let reduction = theta - theta_lin;
     let mut required = multipliers;
     if reduction > 0.0 {
-        required = required.max((gd + 0.5 * dhd) / (0.9 * reduction));
+        required = required.max((gd + 0.5 * dhd.max(0.0)) / (0.9 * reduction));
     }
     if nu < required {
         1.5 * required

@@ -14,7 +14,8 @@
 //! `δ` and of the active-set augmentation `ρ` of the step that produced this iterate (see
 //! [`hessian`](super::hessian)), `alpha` its step length, `qp_it` and `qp_ms` the QP iterations
 //! and milliseconds it took. `info` flags an elastic step (`e`), an accepted second-order
-//! correction (`s`), a retry with a strengthened Hessian model (`r`: a larger shift for exact
+//! correction (`s`), a step accepted by the ℓ1-merit fallback instead of the filter (`m`), a
+//! feasibility restoration step (`f`), a retry with a strengthened Hessian model (`r`: a larger shift for exact
 //! Hessians, a reset for BFGS) and a decrease of the complementarity relaxation
 //! (`c`).
 
@@ -57,6 +58,10 @@ pub struct IterationRecord {
     pub elastic: bool,
     /// The step was a second-order correction.
     pub second_order_correction: bool,
+    /// The step was accepted by the ℓ1-merit fallback of the line search, not the filter.
+    pub merit_step: bool,
+    /// The step was a feasibility restoration step.
+    pub restoration: bool,
     /// The step was retried with a strengthened Hessian model (larger shift for exact
     /// Hessians, reset for BFGS) after a failed QP or line search.
     pub hessian_reset: bool,
@@ -127,6 +132,8 @@ impl Observer for LogObserver<'_> {
         for (flag, c) in [
             (r.elastic, 'e'),
             (r.second_order_correction, 's'),
+            (r.merit_step, 'm'),
+            (r.restoration, 'f'),
             (r.hessian_reset, 'r'),
             (r.relaxation_decreased, 'c'),
         ] {

@@ -6,9 +6,12 @@ use std::time::{Duration, Instant};
 use nalgebra_sparse::CscMatrix;
 
 use super::error::SqpError;
+use super::filter::Filter;
 use super::hessian::{ActiveSet, ExactHessian};
+use super::merit::violation;
 use super::nlp::Nlp;
 use super::outcome::{Residuals, SqpResult, Status, Timing};
+use super::polish::Polish;
 use super::problem::Problem;
 use super::qp::{QpSolution, QpSolver};
 use super::qp_clarabel::ClarabelQp;
@@ -173,6 +176,8 @@ pub(super) struct StepInfo {
     pub(super) qp_time: Duration,
     pub(super) elastic: bool,
     pub(super) second_order_correction: bool,
+    pub(super) merit_step: bool,
+    pub(super) restoration: bool,
     pub(super) hessian_reset: bool,
 }
 
@@ -184,7 +189,9 @@ pub(super) struct Sqp<'s, 'p> {
     pub(super) hessian: HessianModel,
     pub(super) qp: Box<dyn QpSolver>,
     pub(super) elastic_qp: Box<dyn QpSolver>,
+    pub(super) restoration_qp: Box<dyn QpSolver>,
     pub(super) qp_solution: QpSolution,
+    pub(super) polish: Polish,
     start: Instant,
     pub(super) qp_time: Duration,
     pub(super) qp_iterations: usize,
@@ -221,7 +228,10 @@ pub(super) struct Sqp<'s, 'p> {
     secant_y: Vec<f64>,
     stationarity: Vec<f64>,
     pub(super) hd: Vec<f64>,
+    /// Gradient of the Hessian model's augmentation penalty for the QP being posed.
+    pub(super) penalty_gradient: Vec<f64>,
     pub(super) penalty: f64,
+    pub(super) filter: Filter,
     relaxation: f64,
     relaxation_final: f64,
     pub(super) forced_shift: f64,
@@ -269,7 +279,9 @@ impl<'s, 'p> Sqp<'s, 'p> {
             hessian,
             qp: backend(settings),
             elastic_qp: backend(settings),
+            restoration_qp: backend(settings),
             qp_solution: QpSolution::default(),
+            polish: Polish::default(),
             start,
             qp_time: Duration::ZERO,
             qp_iterations: 0,
@@ -300,7 +312,9 @@ impl<'s, 'p> Sqp<'s, 'p> {
             secant_y: vec![0.0; n],
             stationarity: vec![0.0; n],
             hd: vec![0.0; n],
+            penalty_gradient: vec![0.0; n],
             penalty: 0.0,
+            filter: Filter::default(),
             relaxation,
             relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
             forced_shift: 0.0,
@@ -321,6 +335,11 @@ impl<'s, 'p> Sqp<'s, 'p> {
             self.problem
                 .hessian(&self.x, &self.c, &self.jac, &self.lambda, &mut self.hess)?;
         }
+        self.filter = Filter::new(violation(
+            &self.c,
+            &self.problem.c_lower,
+            &self.problem.c_upper,
+        ));
         Ok(())
     }
 
@@ -384,6 +403,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
         }
         self.relaxation = (s.relaxation_decrease * eps).max(self.relaxation_final);
         self.problem.set_relaxation(self.relaxation);
+        // The violations the filter holds were measured against the old relaxation.
+        self.filter.clear();
         true
     }
 
@@ -413,6 +434,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 qp_time_s: step.qp_time.as_secs_f64(),
                 elastic: step.elastic,
                 second_order_correction: step.second_order_correction,
+                merit_step: step.merit_step,
+                restoration: step.restoration,
                 hessian_reset: step.hessian_reset,
                 relaxation_decreased,
             };
@@ -506,9 +529,13 @@ impl<'s, 'p> Sqp<'s, 'p> {
         if let HessianModel::Exact(h) = &mut self.hessian {
             h.problem_values().copy_from_slice(&self.hess);
             let active = ActiveSet {
+                c: &self.c,
+                x: &self.x,
                 c_lower: &self.problem.c_lower,
                 c_upper: &self.problem.c_upper,
                 lambda: &self.lambda,
+                x_lower: &self.problem.x_lower,
+                x_upper: &self.problem.x_upper,
                 z: &self.z,
             };
             let convexification = h

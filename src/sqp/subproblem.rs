@@ -8,16 +8,22 @@
 //!             x_L - x <=  d  <= x_U - x         r = c(x + d) - J d)
 //! ```
 //!
-//! with one identity row per variable that has a finite bound. The elastic subproblem, used
+//! with one identity row per variable that has a finite bound. With an exact Hessian, `H` is
+//! the convexified model `P` and `∇f` is joined by the gradient of the augmentation penalty
+//! (see `hessian.rs`), set with [`Subproblem::set_penalty_gradient`]. The elastic subproblem, used
 //! when the linearization is inconsistent, relaxes every row with nonnegative elastic
 //! variables `p, q` and penalizes them:
 //!
 //! ```text
-//! minimize    ½ dᵀHd + w ∇fᵀd + ρ Σ (p + q)
+//! minimize    ½ dᵀHd + (w ∇f + a)ᵀd + ρ Σ (p + q)
 //! subject to  c_L - c <= J d + p - q <= c_U - c,   x_L - x <= d <= x_U - x,   p, q >= 0
 //! ```
 //!
-//! (`w = 1` for the elastic step; `w = 0, ρ = 1` gives the feasibility subproblem that measures
+//! The restoration subproblem has the regular constraints, `H = I` and no linear term (see
+//! `restoration.rs`).
+//!
+//! (`a` the penalty gradient; `w = 1` for the elastic step; `w = 0, ρ = 1` gives the
+//! feasibility subproblem that measures
 //! how much the linearized violation can be reduced at all.) Both patterns are built once; the
 //! elastic one only when first needed.
 //!
@@ -44,12 +50,16 @@ pub(crate) struct Subproblem {
     jacobian_len: usize,
     product: Vec<f64>,
     scale: f64,
+    gradient: Vec<f64>,
+    penalty_gradient: Vec<f64>,
     linear: Vec<f64>,
     regular: CscAssembly,
     regular_values: Vec<f64>,
     pub(crate) lower: Vec<f64>,
     pub(crate) upper: Vec<f64>,
     elastic: Option<Elastic>,
+    identity: CscMatrix<f64>,
+    zeros: Vec<f64>,
 }
 
 struct Elastic {
@@ -86,6 +96,8 @@ impl Subproblem {
             jacobian_len: jacobian.len(),
             product: vec![0.0; rows],
             scale: 1.0,
+            gradient: vec![0.0; n],
+            penalty_gradient: vec![0.0; n],
             linear: vec![0.0; n],
             regular: CscAssembly::new(rows, n, &triplets),
             regular_values,
@@ -93,6 +105,8 @@ impl Subproblem {
             upper: vec![0.0; rows],
             bounded,
             elastic: None,
+            identity: CscMatrix::identity(n),
+            zeros: vec![0.0; n],
         }
     }
 
@@ -108,7 +122,7 @@ impl Subproblem {
     }
 
     /// The step scale `s` (see the module documentation); applies to the next
-    /// [`Subproblem::set_gradient`] and [`Subproblem::set_bounds`].
+    /// [`Subproblem::set_bounds`] and to the linear terms of the next QP.
     pub(crate) fn set_scale(&mut self, scale: f64) {
         self.scale = scale;
     }
@@ -118,10 +132,27 @@ impl Subproblem {
         self.scale
     }
 
-    /// The objective gradient `∇f` (stored divided by the scale).
+    /// The objective gradient `∇f`.
     pub(crate) fn set_gradient(&mut self, gradient: &[f64]) {
-        for (q, &g) in self.linear.iter_mut().zip(gradient) {
-            *q = g / self.scale;
+        self.gradient.copy_from_slice(gradient);
+    }
+
+    /// The gradient at `d = 0` of the Hessian model's augmentation penalty (zero for a model
+    /// without one).
+    pub(crate) fn set_penalty_gradient(&mut self, gradient: &[f64]) {
+        self.penalty_gradient.copy_from_slice(gradient);
+    }
+
+    /// `linear = (w ∇f + a) / s`.
+    fn compose_linear(&mut self, weight: f64) {
+        let s = self.scale;
+        for ((q, &g), &a) in self
+            .linear
+            .iter_mut()
+            .zip(&self.gradient)
+            .zip(&self.penalty_gradient)
+        {
+            *q = (weight * g + a) / s;
         }
     }
 
@@ -156,7 +187,8 @@ impl Subproblem {
     }
 
     /// The regular QP (in the scaled step).
-    pub(crate) fn regular<'a>(&'a self, hessian: &'a CscMatrix<f64>) -> QpProblem<'a> {
+    pub(crate) fn regular<'a>(&'a mut self, hessian: &'a CscMatrix<f64>) -> QpProblem<'a> {
+        self.compose_linear(1.0);
         QpProblem {
             hessian,
             linear: &self.linear,
@@ -166,14 +198,27 @@ impl Subproblem {
         }
     }
 
+    /// The restoration QP `min ½‖d‖²` subject to the regular QP's constraints (in the scaled
+    /// step): the shortest step to the linearized feasible set.
+    pub(crate) fn restoration(&self) -> QpProblem<'_> {
+        QpProblem {
+            hessian: &self.identity,
+            linear: &self.zeros,
+            constraints: &self.regular.matrix,
+            lower: &self.lower,
+            upper: &self.upper,
+        }
+    }
+
     /// The elastic QP (in the scaled step) with objective weight `weight` on `∇fᵀd` and
-    /// penalty `rho`, using the gradient and row bounds last set.
+    /// penalty `rho`, using the gradients and row bounds last set.
     pub(crate) fn elastic<'a>(
         &'a mut self,
         hessian: &CscMatrix<f64>,
         weight: f64,
         rho: f64,
     ) -> QpProblem<'a> {
+        self.compose_linear(weight);
         let (n, m, nb) = (self.n, self.m, self.bounded.len());
         let elastic = self
             .elastic
@@ -182,9 +227,7 @@ impl Subproblem {
             .hessian
             .values_mut()
             .copy_from_slice(hessian.values());
-        for (dest, &q) in elastic.linear.iter_mut().zip(&self.linear) {
-            *dest = weight * q;
-        }
+        elastic.linear[..n].copy_from_slice(&self.linear);
         elastic.linear[n..].fill(rho / self.scale);
         elastic.values[..self.jacobian_len]
             .copy_from_slice(&self.regular_values[..self.jacobian_len]);
