@@ -10,7 +10,7 @@ mod solution;
 mod solve;
 mod variational;
 
-pub use accuracy::{Accuracy, open_loop_accuracy};
+pub use accuracy::{Accuracy, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
 pub use guess::initial_trajectory;
