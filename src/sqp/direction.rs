@@ -25,7 +25,8 @@ pub(super) struct Direction {
     pub(super) slope: f64,
     /// `∇fᵀd`.
     pub(super) gd: f64,
-    /// The step came from the elastic subproblem (no second-order correction then).
+    /// The step came from the elastic or the restoration subproblem (no second-order
+    /// correction then: it re-solves the regular QP).
     pub(super) elastic: bool,
 }
 
@@ -152,7 +153,7 @@ impl Sqp<'_, '_> {
             theta,
             slope: gd - self.penalty * (theta - theta_lin),
             gd,
-            elastic: info.elastic,
+            elastic: info.elastic || info.restoration,
         })
     }
 
