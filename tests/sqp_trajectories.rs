@@ -13,7 +13,7 @@ use vito::problem::{ProblemOverrides, load_problem};
 use vito::sqp::{HessianStrategy, QpBackend, Settings, Solver, SqpResult, Status};
 use vito::transcription::VariationalNlp;
 
-/// Iterations the problems below take (19 and 31 with either backend), with headroom.
+/// Iterations the problems below take (29 and 33 with either backend), with headroom.
 const MAX_ITERATIONS: usize = 60;
 
 fn solve(name: &str, qp: QpBackend) -> SqpResult {
@@ -50,12 +50,14 @@ fn check(name: &str, qp: QpBackend) {
         "{name} with {qp:?}: {} iterations",
         result.iterations
     );
-    // The ratio of successive KKT residuals goes to zero over the last steps.
+    // The last steps reduce the KKT residual superlinearly: by more than a factor 10 each,
+    // and the last one by more than 100 (a shift that does not vanish would make the rate
+    // linear).
     let errors: Vec<f64> = result.history.iter().map(|r| r.kkt_error()).collect();
     let ratios: Vec<f64> = errors.windows(2).map(|w| w[1] / w[0]).collect();
-    let last = &ratios[ratios.len() - 3..];
+    let last = &ratios[ratios.len() - 2..];
     assert!(
-        last[2] < last[1] && last[1] < last[0] && last[2] < 1e-2,
+        last[0] < 0.1 && last[1] < 1e-2,
         "{name} with {qp:?}: KKT residuals {errors:?}"
     );
 }

@@ -9,6 +9,14 @@ use super::qp::QpStatus;
 use super::solver::{HessianModel, Sqp, StepInfo, Stop};
 use super::sparse::{symmetric_product_norm, symmetric_quadratic_form};
 
+/// Shifts from which the QP multipliers are corrected to those of the unshifted model (see
+/// `Polish::unshift_multipliers`). Empirical, from the trajectory problems (iterations of
+/// pendulum_swingup_1/2/3 and acrobot_swingup): correcting after every shift, 33 (ending at a
+/// saddle, `Acceptable`)/26/18/38; from 1, 33 (`Acceptable`)/19/23/31; from 10, 64/29/21/33;
+/// from 100, 64/38/29/57. Without the correction the 12-link pendulum's shift ran away
+/// (10² to 10¹²).
+const UNSHIFT_THRESHOLD: f64 = 10.0;
+
 /// A search direction `d` (stored in the solver) and what the line search needs to know.
 pub(super) struct Direction {
     /// `θ(x)`, the ℓ1 constraint violation at the current point.
@@ -17,7 +25,8 @@ pub(super) struct Direction {
     pub(super) slope: f64,
     /// `∇fᵀd`.
     pub(super) gd: f64,
-    /// The step came from the elastic subproblem (no second-order correction then).
+    /// The step came from the elastic or the restoration subproblem (no second-order
+    /// correction then: it re-solves the regular QP).
     pub(super) elastic: bool,
 }
 
@@ -41,7 +50,7 @@ impl Sqp<'_, '_> {
         // the backend gave up on may still point at the right face.
         if self.polish.polish(&qp, &mut self.qp_solution) {
             self.qp_solution.status = QpStatus::Solved;
-            if !elastic && info.regularization >= 1.0 {
+            if !elastic && info.regularization >= UNSHIFT_THRESHOLD {
                 self.polish
                     .unshift_multipliers(&qp, info.regularization, &mut self.qp_solution);
             }
@@ -144,7 +153,7 @@ impl Sqp<'_, '_> {
             theta,
             slope: gd - self.penalty * (theta - theta_lin),
             gd,
-            elastic: info.elastic,
+            elastic: info.elastic || info.restoration,
         })
     }
 
