@@ -1,13 +1,16 @@
 //! Starting trajectories: straight lines between the boundary configurations, or a previous
 //! result's `trajectory.csv` (warm start).
 
+use crate::dynamics::{Workspace, inverse_dynamics};
 use crate::problem::{InitialGuess, TrajectoryProblem};
 use std::path::Path;
 
 /// Rows of values, one per time.
 type Rows = Vec<Vec<f64>>;
 
-/// `(q, u)` at each of `times`, inside the problem's bounds.
+/// `(q, u)` at each of `times`, inside the problem's bounds. The interpolated guess moves in a
+/// straight line from the initial to the final configuration with the torques that hold that
+/// motion (inverse dynamics), so that the starting point is nearly dynamically consistent.
 ///
 /// # Errors
 /// A message naming the CSV file and what is wrong with it.
@@ -23,14 +26,30 @@ pub fn initial_trajectory(prob: &TrajectoryProblem, times: &[f64]) -> Result<(Ro
                 .map(|i| prob.initial_q.guess(i, prob.q_bounds.guess(i, 0.0)))
                 .collect();
             let end: Vec<f64> = (0..n).map(|i| prob.final_q.guess(i, start[i])).collect();
-            let q = times
+            let q: Rows = times
                 .iter()
                 .map(|t| {
                     let w = t / prob.duration;
                     (0..n).map(|i| (1.0 - w) * start[i] + w * end[i]).collect()
                 })
                 .collect();
-            (q, vec![vec![0.0; actuated.len()]; times.len()])
+            // Torques that hold the straight-line motion: inverse dynamics at its constant
+            // velocity, minus the springs and dampers.
+            let v: Vec<f64> = (0..n)
+                .map(|i| (end[i] - start[i]) / prob.duration)
+                .collect();
+            let mut ws = Workspace::new(model);
+            let (mut tau, mut passive) = (vec![0.0; n], vec![0.0; n]);
+            let zero = vec![0.0; n];
+            let u = q
+                .iter()
+                .map(|qt| {
+                    inverse_dynamics(model, &mut ws, qt, &v, &zero, &mut tau);
+                    model.passive_forces(qt, &v, &mut passive);
+                    actuated.iter().map(|&i| tau[i] - passive[i]).collect()
+                })
+                .collect();
+            (q, u)
         }
         InitialGuess::FromCsv(path) => from_csv(prob, path, times)?,
     };
