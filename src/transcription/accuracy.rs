@@ -46,8 +46,8 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
         open_loop_q_error: 0.0,
         final_q_error: 0.0,
     };
-    for k in 0..stages {
-        let t0 = sol.times[knots[k]];
+    for &knot in &knots[..stages] {
+        let t0 = sol.times[knot];
         let (q0, v0, _) = sol.sample(t0);
         let mut controls = |t: f64, u: &mut [f64]| u.copy_from_slice(&sol.sample(t0 + t).2);
         let run = simulate_rk4(model, &q0, &v0, &mut controls, h, per_stage, per_stage);
