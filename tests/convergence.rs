@@ -66,7 +66,7 @@ fn galerkin_integrators_converge_at_order_2s() {
         (2, "simpson", [0.01, 0.005, 0.0025, 0.00125], (3.7, 4.3)),
         (3, "galerkin:3", [0.02, 0.01, 0.005, 0.0025], (5.6, 6.5)),
     ];
-    println!("\n| integrator | dt (s) | max |q − q_ref| (rad) |\n|---|---|---|");
+    println!("\n| integrator | dt (s) | largest joint-angle error (rad) |\n|---|---|---|");
     for (s, name, dts, (lo, hi)) in cases {
         let errs: Vec<f64> = dts
             .iter()
