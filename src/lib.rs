@@ -5,14 +5,22 @@
 //! sees them. The layers, lowest first:
 //!
 //! - [`spatial`]: SE(3), twists, wrenches, `Ad`, `ad`, `ad^D` in the notation of the core paper.
-//! - [`model`]: the immutable robot tree (1-DoF joints, inertias, limits, contact points) and
-//!   its URDF import.
-//! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA, CRBA, ABA, energy,
-//!   Jacobians), each a function of `(&Model, &mut Workspace, inputs)`.
+//! - [`model`]: the immutable robot tree (1-DoF joints, inertias, limits, springs, contact points
+//!   and frames) and its URDF import.
+//! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA and its derivatives, CRBA,
+//!   ABA, energy, Jacobians, generalized momentum, an RK4 reference integrator), each a function
+//!   of `(&Model, &mut Workspace, inputs)`.
+//! - [`vi`]: the Galerkin variational integrator — coefficients, O(n) DEL evaluation, O(n)
+//!   Newton direction (also with holonomic constraints), O(n²) linearization, simulation.
 //! - [`collocation`]: the Hermite–Simpson collocation baseline (implicit form): its
 //!   inverse-dynamics and defect rows with exact sparse Jacobians, evaluated in parallel.
 //! - [`sqp`]: a sparse SQP solver (Clarabel or OSQP subproblems, exact or block-BFGS
-//!   Hessians, ℓ1 merit line search, elastic mode, complementarity constraints).
+//!   Hessians, filter line search with restoration, elastic mode, complementarity constraints).
+//! - [`problem`]: the YAML files of motion problems and simulations, validated.
+//! - [`transcription`]: motion problems as NLPs (Simpson VI or Hermite–Simpson), solving them,
+//!   their solutions and dynamic accuracy.
+//! - [`output`]: CSV files, reports, plots and filmstrips, written atomically.
+//! - [`bench`](mod@bench): the workloads of `vito bench` and the criterion benches.
 //!
 //! Lower layers never import upper ones.
 //!
