@@ -30,6 +30,9 @@ enum RobotKind {
         /// Write to this file instead of standard output.
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Replace the output file if it exists.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -40,6 +43,7 @@ pub fn run(args: RobotArgs) -> anyhow::Result<ExitCode> {
             mass,
             length,
             output,
+            force,
         } => {
             let urdf = pendulum_urdf(&PendulumSpec {
                 links,
@@ -48,6 +52,9 @@ pub fn run(args: RobotArgs) -> anyhow::Result<ExitCode> {
             })
             .map_err(anyhow::Error::msg)?;
             match output {
+                Some(path) if path.exists() && !force => {
+                    anyhow::bail!("{} exists; add --force to replace it", path.display())
+                }
                 Some(path) => write_atomic(&path, urdf.as_bytes())
                     .with_context(|| format!("writing {}", path.display()))?,
                 None => print_stdout(&urdf)?,
