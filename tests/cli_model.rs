@@ -175,6 +175,13 @@ fn pendulum_generator_writes_the_committed_files() {
     }
     let out = vito(&["robot", "pendulum", "--links", "0"]);
     assert_one_line_error(&out, &["at least one link"]);
-    let out = vito(&["robot", "pendulum", "--links", "2", "-o", "robots/pendulum2.urdf"]);
+    let out = vito(&[
+        "robot",
+        "pendulum",
+        "--links",
+        "2",
+        "-o",
+        "robots/pendulum2.urdf",
+    ]);
     assert_one_line_error(&out, &["robots/pendulum2.urdf", "--force"]);
 }
