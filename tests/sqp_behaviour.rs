@@ -237,7 +237,9 @@ fn result_accounts_for_evaluations_time_and_history() {
     assert_eq!(result.history[0].iteration, 0);
     let e = result.evaluations;
     assert!(e.objective > result.iterations && e.gradient == result.iterations + 1);
-    assert_eq!(e.hessian, e.gradient);
+    // One Lagrangian Hessian per point, plus at most one objective-only Hessian per step
+    // (the fallback model when the Lagrangian's needs a large shift).
+    assert!(e.hessian >= e.gradient && e.hessian <= e.gradient + result.iterations);
     assert!(e.constraints >= e.jacobian && e.jacobian == e.gradient);
     let t = result.timing;
     assert!(t.total >= t.nlp_evaluation + t.qp);

@@ -204,3 +204,31 @@ fn variable_and_constraint_counts_follow_table_1() {
         );
     }
 }
+
+#[test]
+fn straight_line_guess_ends_on_the_reach_target() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/arm_reach.yaml");
+    let prob = load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (q, _) = vito::transcription::initial_trajectory(&prob, &[0.0, prob.duration]).unwrap();
+    let model = &prob.model;
+    for (i, &v) in q[1].iter().enumerate() {
+        assert!(v >= prob.q_bounds.lower[i] && v <= prob.q_bounds.upper[i]);
+    }
+    assert_eq!(q[0], vec![0.0, 0.4, 0.0, -1.0, 0.0, 0.6, 0.0]);
+    // Forward kinematics by composing the joint transforms directly (not the workspace).
+    let tool = model.frame("tool").expect("arm has a tool frame");
+    let mut pose = vec![vito::spatial::Transform::identity(); model.dof()];
+    for j in 0..model.dof() {
+        let joint = model.joint(j);
+        let local = joint
+            .placement
+            .compose(&vito::spatial::exp_twist(&joint.twist, q[1][j]));
+        pose[j] = match joint.parent {
+            Some(p) => pose[p].compose(&local),
+            None => local,
+        };
+    }
+    let p = pose[tool.body].transform_point(&tool.placement.translation);
+    let target = nalgebra::Vector3::new(0.55, 0.2, 0.45);
+    assert!((p - target).norm() < 1e-6, "guess ends at {p:?}");
+}

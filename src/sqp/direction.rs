@@ -59,6 +59,26 @@ impl Sqp<'_, '_> {
         for v in self.qp_solution.x.iter_mut().chain(&mut self.qp_solution.y) {
             *v *= scale;
         }
+        if let (false, HessianModel::Exact(h)) = (elastic, &self.hessian)
+            && self.qp_solution.status.has_solution()
+        {
+            let m = self.problem.m();
+            self.subproblem
+                .jacobian_product(&self.qp_solution.x[..self.problem.n], &mut self.qp_jd);
+            let r = if self.posed_shifted {
+                &self.shifted
+            } else {
+                &self.c
+            };
+            h.unaugment_multipliers(
+                &self.qp_jd[..m],
+                r,
+                &self.x,
+                &self.qp_solution.x,
+                self.subproblem.bounded(),
+                &mut self.qp_solution.y,
+            );
+        }
         let elapsed = start.elapsed();
         self.qp_time += elapsed;
         info.qp_time += elapsed;
@@ -70,6 +90,7 @@ impl Sqp<'_, '_> {
     /// the second-order correction's `shifted` values) and the matching gradient of the
     /// Hessian model's augmentation penalty.
     pub(super) fn pose_rows(&mut self, shifted: bool) {
+        self.posed_shifted = shifted;
         let r = if shifted { &self.shifted } else { &self.c };
         self.subproblem.set_bounds(
             r,

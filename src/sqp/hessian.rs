@@ -39,6 +39,12 @@
 //!
 //! Without active constraints (or when `H` is already positive definite) the model is
 //! `H + δI` with the shift alone.
+//!
+//! The solver assembles this model from `∇²L`, and when that needs a shift above `10⁻³` it
+//! assembles it again from `∇²f` alone (`Sqp::prepare_hessian`): a convex model whose steps
+//! are not crushed by a shift of 10²–10⁷, and that gives way to `∇²L` near a solution. The QP
+//! multipliers carry `ρ` times the QP's residual on the face; they are turned into the model's
+//! own by [`ExactHessian::unaugment_multipliers`].
 
 use super::inertia::InertiaCorrection;
 use super::sparse::CscAssembly;
@@ -273,6 +279,41 @@ impl ExactHessian {
         for (j, o) in out.iter_mut().enumerate() {
             if self.bound_weight[j] > 0.0 {
                 *o += self.rho * (x[j] - self.bound_target[j]);
+            }
+        }
+    }
+
+    /// Turns the multipliers `y` of a QP posed with this model's augmentation (rows, then the
+    /// variables of `bounded`) into multipliers of the Lagrangian model, for the QP step `d`
+    /// with `jd = J d` and the constant part `r` of the linearization at `x`. The QP's
+    /// stationarity `(H + ρN) d + ∇f + ρ Σ wᵢ (rᵢ − tᵢ) ∇cᵢ + Jᵀy = 0` is
+    /// `H d + ∇f + Jᵀy' = 0` with `y'ᵢ = yᵢ + ρ wᵢ (rᵢ + ∇cᵢᵀd − tᵢ)` (and
+    /// `ρ (x_j + d_j − t_j)` for a bound): exact whatever the QP's accuracy on the face, where
+    /// the backend's `y` alone carries `ρ` times its primal residual (`ρ` reaches 10¹⁰ on the
+    /// 12-link pendulum, and the dual infeasibility stalled at 0.4).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn unaugment_multipliers(
+        &self,
+        jd: &[f64],
+        r: &[f64],
+        x: &[f64],
+        d: &[f64],
+        bounded: &[usize],
+        y: &mut [f64],
+    ) {
+        if self.rho == 0.0 {
+            return;
+        }
+        let m = jd.len();
+        for (i, yi) in y[..m].iter_mut().enumerate() {
+            let w = self.row_weight[i];
+            if w > 0.0 {
+                *yi += self.rho * w * (r[i] + jd[i] - self.row_target[i]);
+            }
+        }
+        for (k, &j) in bounded.iter().enumerate() {
+            if self.bound_weight[j] > 0.0 {
+                y[m + k] += self.rho * (x[j] + d[j] - self.bound_target[j]);
             }
         }
     }

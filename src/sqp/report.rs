@@ -17,7 +17,8 @@
 //! correction (`s`), a step accepted by the ℓ1-merit fallback instead of the filter (`m`), a
 //! feasibility restoration step (`f`), a retry with a strengthened Hessian model (`r`: a larger shift for exact
 //! Hessians, a reset for BFGS) and a decrease of the complementarity relaxation
-//! (`c`).
+//! (`c`), and a step whose QP model kept only the objective's curvature because the exact
+//! Lagrangian Hessian was indefinite on the constraints' null space (`o`).
 
 use std::io::{IsTerminal, Write};
 
@@ -58,6 +59,9 @@ pub struct IterationRecord {
     pub elastic: bool,
     /// The step was a second-order correction.
     pub second_order_correction: bool,
+    /// The step's QP model kept only the objective's curvature: the Lagrangian Hessian needed a
+    /// large shift.
+    pub objective_curvature: bool,
     /// The step was accepted by the ℓ1-merit fallback of the line search, not the filter.
     pub merit_step: bool,
     /// The step was a feasibility restoration step.
@@ -136,6 +140,7 @@ impl Observer for LogObserver<'_> {
             (r.restoration, 'f'),
             (r.hessian_reset, 'r'),
             (r.relaxation_decreased, 'c'),
+            (r.objective_curvature, 'o'),
         ] {
             if flag {
                 info.push(c);

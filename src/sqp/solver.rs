@@ -7,7 +7,7 @@ use nalgebra_sparse::CscMatrix;
 
 use super::error::SqpError;
 use super::filter::Filter;
-use super::hessian::{ActiveSet, ExactHessian};
+use super::hessian::{ActiveSet, Convexification, ExactHessian};
 use super::merit::violation;
 use super::nlp::Nlp;
 use super::outcome::{Residuals, SqpResult, Status, Timing};
@@ -20,6 +20,12 @@ use super::report::{IterationRecord, LogObserver, Observer, Progress, SilentObse
 use super::residuals::{Bounds, KktPoint, residuals};
 use super::settings::{HessianStrategy, QpBackend, Settings};
 use super::sparse::add_transpose_triplets;
+
+/// Largest shift of the exact Hessian model kept before the model falls back to the
+/// objective's curvature (see `Sqp::prepare_hessian`): small against the effort weights of
+/// trajectory problems (10⁻²–10⁻¹ per torque and quadrature weight), so that a shift that
+/// barely perturbs the model does not discard the constraints' curvature.
+const OBJECTIVE_CURVATURE_SHIFT: f64 = 1e-3;
 
 /// The SQP solver: validated settings, reusable for any number of problems.
 ///
@@ -179,6 +185,7 @@ pub(super) struct StepInfo {
     pub(super) merit_step: bool,
     pub(super) restoration: bool,
     pub(super) hessian_reset: bool,
+    pub(super) objective_curvature: bool,
 }
 
 /// The solver state of one solve. Vectors are allocated once here and reused.
@@ -202,6 +209,9 @@ pub(super) struct Sqp<'s, 'p> {
     pub(super) c: Vec<f64>,
     pub(super) jac: Vec<f64>,
     pub(super) hess: Vec<f64>,
+    /// `∇²f` alone, for the fallback model (see [`ExactHessian`]).
+    objective_hess: Vec<f64>,
+    no_multipliers: Vec<f64>,
     pub(super) lambda: Vec<f64>,
     pub(super) z: Vec<f64>,
     // The step and its multipliers.
@@ -209,6 +219,8 @@ pub(super) struct Sqp<'s, 'p> {
     pub(super) lambda_step: Vec<f64>,
     pub(super) z_step: Vec<f64>,
     pub(super) jd: Vec<f64>,
+    /// `J d` for the QP solution just computed (which may be a second-order correction).
+    pub(super) qp_jd: Vec<f64>,
     /// Primal warm start of the QP: zeros, since steps shrink to zero near a solution.
     pub(super) warm_x: Vec<f64>,
     /// Dual warm start of the QP: the current multipliers (scaled like the QP).
@@ -231,6 +243,8 @@ pub(super) struct Sqp<'s, 'p> {
     /// Gradient of the Hessian model's augmentation penalty for the QP being posed.
     pub(super) penalty_gradient: Vec<f64>,
     pub(super) penalty: f64,
+    /// The rows last posed were the second-order correction's `shifted` values, not `c`.
+    pub(super) posed_shifted: bool,
     pub(super) filter: Filter,
     relaxation: f64,
     relaxation_final: f64,
@@ -291,12 +305,15 @@ impl<'s, 'p> Sqp<'s, 'p> {
             c: vec![0.0; m],
             jac: vec![0.0; nnz_jac],
             hess: vec![0.0; nnz_hess],
+            objective_hess: vec![0.0; nnz_hess],
+            no_multipliers: vec![0.0; m],
             lambda: vec![0.0; m],
             z: vec![0.0; n],
             d: vec![0.0; n],
             lambda_step: vec![0.0; m],
             z_step: vec![0.0; n],
             jd: vec![0.0; m],
+            qp_jd: vec![0.0; m],
             warm_x: vec![0.0; n],
             warm_y: vec![0.0; rows],
             x_trial: vec![0.0; n],
@@ -314,6 +331,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             hd: vec![0.0; n],
             penalty_gradient: vec![0.0; n],
             penalty: 0.0,
+            posed_shifted: false,
             filter: Filter::default(),
             relaxation,
             relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
@@ -437,6 +455,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 merit_step: step.merit_step,
                 restoration: step.restoration,
                 hessian_reset: step.hessian_reset,
+                objective_curvature: step.objective_curvature,
                 relaxation_decreased,
             };
             observer.iteration(&record);
@@ -525,31 +544,66 @@ impl<'s, 'p> Sqp<'s, 'p> {
     }
 
     /// Assembles the Hessian model at the current point and records its convexification.
+    ///
+    /// When the exact `∇²L` needs a shift above [`OBJECTIVE_CURVATURE_SHIFT`] (it is
+    /// indefinite on the null space of the active constraints), the model falls back to the objective's curvature `∇²f` alone, shifted
+    /// only if that too is indefinite there: a shift large enough for `∇²L` can dwarf the
+    /// objective (10²–10⁷ against effort weights of 10⁻², on the 12-link pendulum), and the
+    /// steps then crawl. Near a solution that satisfies the second-order sufficient
+    /// conditions the exact model needs no shift and is used again, keeping the fast local
+    /// convergence.
     fn prepare_hessian(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
-        if let HessianModel::Exact(h) = &mut self.hessian {
-            h.problem_values().copy_from_slice(&self.hess);
-            let active = ActiveSet {
-                c: &self.c,
-                x: &self.x,
-                c_lower: &self.problem.c_lower,
-                c_upper: &self.problem.c_upper,
-                lambda: &self.lambda,
-                x_lower: &self.problem.x_lower,
-                x_upper: &self.problem.x_upper,
-                z: &self.z,
-            };
-            let convexification = h
-                .assemble(&self.jac, &active, self.forced_shift)
-                .ok_or_else(|| {
-                    Stop::new(
-                        Status::QpFailure,
-                        "the Hessian could not be made positive definite",
-                    )
-                })?;
-            info.regularization = convexification.shift;
-            info.augmentation = convexification.augmentation;
+        if !matches!(self.hessian, HessianModel::Exact(_)) {
+            return Ok(());
         }
+        let mut convexification = self.convexify(false)?;
+        if convexification.shift > OBJECTIVE_CURVATURE_SHIFT {
+            self.problem
+                .hessian(
+                    &self.x,
+                    &self.c,
+                    &self.jac,
+                    &self.no_multipliers,
+                    &mut self.objective_hess,
+                )
+                .map_err(|message| Stop::new(Status::EvaluationError, message))?;
+            convexification = self.convexify(true)?;
+            info.objective_curvature = true;
+        }
+        info.regularization = convexification.shift;
+        info.augmentation = convexification.augmentation;
         Ok(())
+    }
+
+    /// Assembles and convexifies the exact Hessian model from `∇²L`, or from `∇²f` alone if
+    /// `objective_only`.
+    fn convexify(&mut self, objective_only: bool) -> Result<Convexification, Stop> {
+        let HessianModel::Exact(h) = &mut self.hessian else {
+            return Ok(Convexification::default());
+        };
+        let values = if objective_only {
+            &self.objective_hess
+        } else {
+            &self.hess
+        };
+        h.problem_values().copy_from_slice(values);
+        let active = ActiveSet {
+            c: &self.c,
+            x: &self.x,
+            c_lower: &self.problem.c_lower,
+            c_upper: &self.problem.c_upper,
+            lambda: &self.lambda,
+            x_lower: &self.problem.x_lower,
+            x_upper: &self.problem.x_upper,
+            z: &self.z,
+        };
+        h.assemble(&self.jac, &active, self.forced_shift)
+            .ok_or_else(|| {
+                Stop::new(
+                    Status::QpFailure,
+                    "the Hessian could not be made positive definite",
+                )
+            })
     }
 
     /// Moves to the accepted trial point and updates multipliers and the quasi-Newton model.

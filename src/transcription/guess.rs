@@ -1,8 +1,12 @@
-//! Starting trajectories: straight lines between the boundary configurations, or a previous
+//! Starting trajectories: straight lines between the boundary configurations (the final one
+//! moved onto the frame-position targets of `time: end` by inverse kinematics), or a previous
 //! result's `trajectory.csv` (warm start).
 
-use crate::dynamics::{Workspace, inverse_dynamics};
-use crate::problem::{InitialGuess, TrajectoryProblem};
+use crate::dynamics::{
+    Workspace, forward_kinematics, frame_pose, inverse_dynamics, point_jacobian,
+};
+use crate::problem::{InitialGuess, PathConstraint, TimeSpec, TrajectoryProblem};
+use nalgebra::{DMatrix, DVector};
 use std::path::Path;
 
 /// Rows of values, one per time.
@@ -25,7 +29,8 @@ pub fn initial_trajectory(prob: &TrajectoryProblem, times: &[f64]) -> Result<(Ro
             let start: Vec<f64> = (0..n)
                 .map(|i| prob.initial_q.guess(i, prob.q_bounds.guess(i, 0.0)))
                 .collect();
-            let end: Vec<f64> = (0..n).map(|i| prob.final_q.guess(i, start[i])).collect();
+            let mut end: Vec<f64> = (0..n).map(|i| prob.final_q.guess(i, start[i])).collect();
+            reach_end_targets(prob, &mut end);
             let q: Rows = times
                 .iter()
                 .map(|t| {
@@ -64,6 +69,82 @@ pub fn initial_trajectory(prob: &TrajectoryProblem, times: &[f64]) -> Result<(Ro
         }
     }
     Ok((q, u))
+}
+
+/// Moves the free joints of the final configuration `end` (within their bounds) so that the
+/// frames of the `time: end` frame-position constraints reach their targets, by damped least
+/// squares from `end`. Without this the straight-line guess of a reaching problem stays where
+/// it started, and the SQP's first linearization of a target half a metre away is
+/// inconsistent with the joint limits: the arm reach spent 75 elastic iterations getting
+/// there. Ends at the last iterate when the targets cannot be reached.
+fn reach_end_targets(prob: &TrajectoryProblem, end: &mut [f64]) {
+    const ITERATIONS: usize = 200;
+    const DAMPING: f64 = 1e-2;
+    const TOLERANCE: f64 = 1e-9;
+    let model = &prob.model;
+    let n = model.dof();
+    let targets: Vec<_> = prob
+        .constraints
+        .iter()
+        .filter_map(|c| match c {
+            PathConstraint::FramePosition {
+                point,
+                position,
+                axes,
+                time: TimeSpec::End,
+                ..
+            } => Some((point, position, axes)),
+            _ => None,
+        })
+        .collect();
+    let rows: usize = targets.iter().map(|(_, _, axes)| axes.len()).sum();
+    let free: Vec<usize> = (0..n)
+        .filter(|&i| prob.final_q.lower[i] < prob.final_q.upper[i])
+        .collect();
+    if rows == 0 || free.is_empty() {
+        return;
+    }
+    let lower = |i: usize| prob.final_q.lower[i].max(prob.q_bounds.lower[i]);
+    let upper = |i: usize| prob.final_q.upper[i].min(prob.q_bounds.upper[i]);
+    let mut ws = Workspace::new(model);
+    let mut point_jac = DMatrix::zeros(3, n);
+    let mut jac = DMatrix::zeros(rows, free.len());
+    let mut error = DVector::zeros(rows);
+    for _ in 0..ITERATIONS {
+        forward_kinematics(model, &mut ws, end);
+        let mut row = 0;
+        for (point, position, axes) in &targets {
+            let p = frame_pose(&ws, point.body, &point.placement).translation;
+            point_jacobian(
+                model,
+                &ws,
+                point.body,
+                &point.placement.translation,
+                &mut point_jac,
+            );
+            for axis in axes.iter() {
+                error[row] = axis.dot(&(*position - p));
+                for (k, &i) in free.iter().enumerate() {
+                    jac[(row, k)] = axis.dot(&point_jac.fixed_view::<3, 1>(0, i).into_owned());
+                }
+                row += 1;
+            }
+        }
+        if error.amax() < TOLERANCE {
+            return;
+        }
+        let mut normal = &jac * jac.transpose();
+        for r in 0..rows {
+            normal[(r, r)] += DAMPING * DAMPING;
+        }
+        let Some(y) = normal.cholesky().map(|c| c.solve(&error)) else {
+            return;
+        };
+        let step = jac.transpose() * y;
+        for (k, &i) in free.iter().enumerate() {
+            end[i] = (end[i] + step[k]).clamp(lower(i), upper(i));
+        }
+    }
 }
 
 fn from_csv(prob: &TrajectoryProblem, path: &Path, times: &[f64]) -> Result<(Rows, Rows), String> {
