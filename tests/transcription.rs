@@ -8,7 +8,11 @@ use vito::sqp::Nlp;
 use vito::transcription::{CollocationNlp, VariationalNlp};
 
 fn problem(name: &str, text: &str) -> TrajectoryProblem {
-    let dir = std::env::temp_dir().join(format!("vito-transcription-{}", std::process::id()));
+    // One directory per call: the tests run in parallel and write files of the same name.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("vito-transcription-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
     let p: PathBuf = dir.join(name);
