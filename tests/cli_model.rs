@@ -1,5 +1,7 @@
 //! `vito model` end to end: summaries, dynamics JSON, and one-line errors for bad input.
 
+mod scratch;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -12,11 +14,7 @@ fn vito(args: &[&str]) -> Output {
 }
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    // One directory per call: the tests run in parallel and may write files of the same name.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("vito-cli-model-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::fresh_dir("vito-cli-model");
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p

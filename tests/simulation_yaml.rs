@@ -1,14 +1,12 @@
 //! Malformed simulation files give errors naming the field; none panics.
 
+mod scratch;
+
 use std::path::PathBuf;
 use vito::problem::{SimulationOverrides, load_simulation};
 
 fn write(name: &str, text: &str) -> PathBuf {
-    // One directory per call: the tests run in parallel and may write files of the same name.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("vito-sim-yaml-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::fresh_dir("vito-sim-yaml");
     let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
     let p = dir.join(name);
     std::fs::write(&p, text.replace("ROBOTS", robots)).unwrap();

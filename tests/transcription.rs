@@ -1,6 +1,8 @@
 //! The transcriptions as NLPs: sizes against seed 000 Table 1, and their Jacobians and
 //! Hessians against central finite differences on small instances.
 
+mod scratch;
+
 use nalgebra::DMatrix;
 use std::path::PathBuf;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
@@ -8,12 +10,7 @@ use vito::sqp::Nlp;
 use vito::transcription::{CollocationNlp, VariationalNlp};
 
 fn problem(name: &str, text: &str) -> TrajectoryProblem {
-    // One directory per call: the tests run in parallel and write files of the same name.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("vito-transcription-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch::fresh_dir("vito-transcription");
     let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
     let p: PathBuf = dir.join(name);
     std::fs::write(&p, text.replace("ROBOTS", robots)).unwrap();
