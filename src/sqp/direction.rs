@@ -150,6 +150,12 @@ impl Sqp<'_, '_> {
         }
         self.solve_qp(false, 1.0, 0.0, info);
         let theta = violation(&self.c, &self.problem.c_lower, &self.problem.c_upper);
+        if !self.qp_solution.status.has_solution()
+            && self.qp_solution.status != QpStatus::PrimalInfeasible
+            && info.objective_curvature
+        {
+            self.damp_objective_model = true;
+        }
         if self.qp_solution.status.has_solution() {
             self.take_qp_step();
         } else if self.qp_solution.status != QpStatus::PrimalInfeasible

@@ -27,6 +27,10 @@ use super::sparse::add_transpose_triplets;
 /// barely perturbs the model does not discard the constraints' curvature.
 const OBJECTIVE_CURVATURE_SHIFT: f64 = 1e-3;
 
+/// Damping of the objective-curvature model after one of its QPs failed, relative to the
+/// model's largest entry (see `Sqp::convexify`).
+const OBJECTIVE_MODEL_DAMPING: f64 = 1e-3;
+
 /// The SQP solver: validated settings, reusable for any number of problems.
 ///
 /// ```
@@ -249,6 +253,8 @@ pub(super) struct Sqp<'s, 'p> {
     relaxation: f64,
     relaxation_final: f64,
     pub(super) forced_shift: f64,
+    /// A QP of the objective-curvature model failed: that model is damped from then on.
+    pub(super) damp_objective_model: bool,
     /// Length of the last accepted step, at most 1: the QP step scale.
     pub(super) step_scale: f64,
     history: Vec<IterationRecord>,
@@ -336,6 +342,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             relaxation,
             relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
             forced_shift: 0.0,
+            damp_objective_model: false,
             step_scale: 1.0,
             history: Vec::new(),
             problem,
@@ -577,14 +584,35 @@ impl<'s, 'p> Sqp<'s, 'p> {
 
     /// Assembles and convexifies the exact Hessian model from `∇²L`, or from `∇²f` alone if
     /// `objective_only`.
+    ///
+    /// `∇²f` leaves the variables the objective does not weigh without curvature: the
+    /// configurations, and in the collocation the velocities and accelerations. The QP then
+    /// moves along the light directions of the mass matrix almost for free; on the 12-link
+    /// pendulum (mass-matrix eigenvalues 5.5·10⁻³ to 4.9·10², equality Jacobian singular
+    /// values down to 10⁻⁴) Hermite–Simpson QPs asked for acceleration steps of 10⁴, the
+    /// Jacobians at the resulting points were nearly singular and Clarabel ended most QPs
+    /// with `NumericalError` (MaxIterations at objective 2275 against 6.46). Once a QP of
+    /// this model has failed, the model gets the shift floor
+    /// [`OBJECTIVE_MODEL_DAMPING`]` · max |∇²f|`, a Levenberg–Marquardt term that bounds such
+    /// steps. It is not applied before a failure: on problems whose QPs solve it only slows
+    /// the steps down (pendulum_swingup_2 with simpson_vi then cycles to MaxIterations).
     fn convexify(&mut self, objective_only: bool) -> Result<Convexification, Stop> {
         let HessianModel::Exact(h) = &mut self.hessian else {
             return Ok(Convexification::default());
         };
-        let values = if objective_only {
-            &self.objective_hess
+        let (values, floor) = if objective_only {
+            let damping = if self.damp_objective_model {
+                let largest = self
+                    .objective_hess
+                    .iter()
+                    .fold(0.0, |a: f64, v| a.max(v.abs()));
+                OBJECTIVE_MODEL_DAMPING * largest
+            } else {
+                0.0
+            };
+            (&self.objective_hess, self.forced_shift.max(damping))
         } else {
-            &self.hess
+            (&self.hess, self.forced_shift)
         };
         h.problem_values().copy_from_slice(values);
         let active = ActiveSet {
@@ -597,13 +625,12 @@ impl<'s, 'p> Sqp<'s, 'p> {
             x_upper: &self.problem.x_upper,
             z: &self.z,
         };
-        h.assemble(&self.jac, &active, self.forced_shift)
-            .ok_or_else(|| {
-                Stop::new(
-                    Status::QpFailure,
-                    "the Hessian could not be made positive definite",
-                )
-            })
+        h.assemble(&self.jac, &active, floor).ok_or_else(|| {
+            Stop::new(
+                Status::QpFailure,
+                "the Hessian could not be made positive definite",
+            )
+        })
     }
 
     /// Moves to the accepted trial point and updates multipliers and the quasi-Newton model.
