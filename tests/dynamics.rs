@@ -3,14 +3,14 @@
 
 mod fixtures;
 
-use fixtures::{random_tree, rel_err, rng, shipped_robots, uniform};
+use fixtures::{double_pendulum, random_tree, rel_err, shipped_robots, states};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,
     generalized_momentum, inverse_dynamics, kinetic_energy, mass_matrix, point_jacobian,
     potential_energy,
 };
-use vito::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
+use vito::model::{BaseKind, Model, parse_urdf};
 use vito::spatial::{Transform, Vec3, vee};
 
 fn models() -> Vec<(String, Model)> {
@@ -35,30 +35,13 @@ fn robot_path(label: &str) -> String {
     format!("{}/robots/{stem}.urdf", env!("CARGO_MANIFEST_DIR"))
 }
 
-struct State {
-    q: Vec<f64>,
-    v: Vec<f64>,
-    a: Vec<f64>,
-}
-
-fn states(n: usize, seed: u64) -> Vec<State> {
-    let mut r = rng(seed);
-    (0..4)
-        .map(|_| State {
-            q: uniform(&mut r, n, 1.2),
-            v: uniform(&mut r, n, 2.0),
-            a: uniform(&mut r, n, 3.0),
-        })
-        .collect()
-}
-
 #[test]
 fn mass_matrix_is_symmetric_positive_definite() {
     for (name, m) in models() {
         let mut ws = Workspace::new(&m);
         let n = m.dof();
         let mut mm = DMatrix::zeros(n, n);
-        for s in states(n, 11) {
+        for s in states(n, 11, 4) {
             mass_matrix(&m, &mut ws, &s.q, &mut mm);
             assert!((&mm - mm.transpose()).amax() < 1e-12 * mm.amax(), "{name}");
             let eig = mm.clone().symmetric_eigenvalues();
@@ -81,7 +64,7 @@ fn rnea_equals_mass_matrix_times_acceleration_plus_bias() {
         let n = m.dof();
         let mut mm = DMatrix::zeros(n, n);
         let (mut tau, mut bias) = (vec![0.0; n], vec![0.0; n]);
-        for s in states(n, 12) {
+        for s in states(n, 12, 4) {
             inverse_dynamics(&m, &mut ws, &s.q, &s.v, &s.a, &mut tau);
             mass_matrix(&m, &mut ws, &s.q, &mut mm);
             bias_forces(&m, &mut ws, &s.q, &s.v, &mut bias);
@@ -99,7 +82,7 @@ fn aba_inverts_rnea() {
         let mut ws = Workspace::new(&m);
         let n = m.dof();
         let (mut tau, mut qdd) = (vec![0.0; n], vec![0.0; n]);
-        for s in states(n, 13) {
+        for s in states(n, 13, 4) {
             inverse_dynamics(&m, &mut ws, &s.q, &s.v, &s.a, &mut tau);
             forward_dynamics(&m, &mut ws, &s.q, &s.v, &tau, &mut qdd);
             let e = rel_err(&qdd, &s.a);
@@ -115,7 +98,7 @@ fn power_balance_with_gravity() {
         let mut ws = Workspace::new(&m);
         let n = m.dof();
         let mut tau = vec![0.0; n];
-        for s in states(n, 14) {
+        for s in states(n, 14, 4) {
             inverse_dynamics(&m, &mut ws, &s.q, &s.v, &s.a, &mut tau);
             let power: f64 = s.v.iter().zip(&tau).map(|(v, t)| v * t).sum();
             let mut energy = |t: f64| {
@@ -137,7 +120,7 @@ fn power_balance_with_gravity() {
 fn potential_energy_is_minus_total_mass_gravity_dot_com() {
     for (name, m) in models() {
         let mut ws = Workspace::new(&m);
-        for s in states(m.dof(), 15) {
+        for s in states(m.dof(), 15, 4) {
             let com = center_of_mass(&m, &mut ws, &s.q);
             let v = potential_energy(&m, &mut ws, &s.q);
             let expected = -m.total_mass() * m.gravity().dot(&com);
@@ -152,19 +135,13 @@ fn potential_energy_is_minus_total_mass_gravity_dot_com() {
 #[test]
 fn double_pendulum_closed_form() {
     let (mass, len) = (1.3, 0.7);
-    let urdf = pendulum_urdf(&PendulumSpec {
-        links: 2,
-        mass,
-        length: len,
-    })
-    .unwrap();
-    let m = parse_urdf(&urdf, "pendulum2", BaseKind::Fixed).unwrap();
+    let m = double_pendulum(mass, len);
     let mut ws = Workspace::new(&m);
     let g = 9.81;
     let (lc, inertia) = (len / 2.0, mass * len * len / 12.0);
     let mut mm = DMatrix::zeros(2, 2);
     let mut bias = vec![0.0; 2];
-    for s in states(2, 16) {
+    for s in states(2, 16, 4) {
         let (t1, t2) = (s.q[0], s.q[1]);
         let (d1, d2) = (s.v[0], s.v[1]);
         let c2 = t2.cos();
@@ -246,7 +223,7 @@ fn fixed_joint_merges_like_the_hand_merged_body() {
     let (mut w1, mut w2) = (Workspace::new(&merged), Workspace::new(&hand));
     let (mut m1, mut m2) = (DMatrix::zeros(2, 2), DMatrix::zeros(2, 2));
     let (mut b1, mut b2) = (vec![0.0; 2], vec![0.0; 2]);
-    for s in states(2, 17) {
+    for s in states(2, 17, 4) {
         mass_matrix(&merged, &mut w1, &s.q, &mut m1);
         mass_matrix(&hand, &mut w2, &s.q, &mut m2);
         assert!((&m1 - &m2).amax() < 1e-13, "{m1} vs {m2}");
@@ -272,7 +249,7 @@ fn jacobians_match_finite_differences() {
         let mut jf = DMatrix::zeros(6, n);
         let offset = Vec3::new(0.1, -0.2, 0.3);
         let placement = Transform::from_xyz_rpy([0.05, 0.1, -0.1], [0.3, -0.2, 0.9]);
-        for s in states(n, 18) {
+        for s in states(n, 18, 4) {
             for body in [n - 1, n / 2] {
                 forward_kinematics(&m, &mut ws, &s.q);
                 point_jacobian(&m, &ws, body, &offset, &mut jp);
@@ -317,7 +294,7 @@ fn generalized_momentum_is_mass_matrix_times_velocity_with_exact_derivative() {
         let mut mm = DMatrix::zeros(n, n);
         let mut dp = DMatrix::zeros(n, n);
         let mut p = vec![0.0; n];
-        for s in states(n, 19) {
+        for s in states(n, 19, 4) {
             generalized_momentum(&m, &mut ws, &s.q, &s.v, &mut p, &mut dp);
             mass_matrix(&m, &mut ws, &s.q, &mut mm);
             let mv = &mm * DVector::from_column_slice(&s.v);

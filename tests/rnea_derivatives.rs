@@ -3,13 +3,13 @@
 
 mod fixtures;
 
-use fixtures::{random_tree, rel_err, rng, shipped_robots, uniform};
+use fixtures::{State, double_pendulum, random_tree, rel_err, shipped_robots, states};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     InverseDynamicsDerivatives, Workspace, bias_forces, inverse_dynamics,
     inverse_dynamics_derivatives, mass_matrix,
 };
-use vito::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
+use vito::model::{BaseKind, Model};
 
 fn models() -> Vec<(String, Model)> {
     let mut out = Vec::new();
@@ -20,23 +20,6 @@ fn models() -> Vec<(String, Model)> {
     }
     out.extend(shipped_robots());
     out
-}
-
-struct State {
-    q: Vec<f64>,
-    v: Vec<f64>,
-    a: Vec<f64>,
-}
-
-fn states(n: usize, seed: u64) -> Vec<State> {
-    let mut r = rng(seed);
-    (0..3)
-        .map(|_| State {
-            q: uniform(&mut r, n, 1.2),
-            v: uniform(&mut r, n, 2.0),
-            a: uniform(&mut r, n, 3.0),
-        })
-        .collect()
 }
 
 /// `‖A − B‖_F / max(1, ‖B‖_F)`.
@@ -74,7 +57,7 @@ fn derivatives_match_central_differences() {
         let n = m.dof();
         let mut ws = Workspace::new(&m);
         let mut d = InverseDynamicsDerivatives::new(&m);
-        for s in states(n, 31) {
+        for s in states(n, 31, 3) {
             inverse_dynamics_derivatives(&m, &mut ws, &s.q, &s.v, &s.a, &mut d);
             let eq = frob_rel(&d.dtau_dq, &rnea_central_differences(&m, &s, false));
             let ev = frob_rel(&d.dtau_dv, &rnea_central_differences(&m, &s, true));
@@ -94,7 +77,7 @@ fn torques_and_mass_matrix_equal_the_reference_algorithms() {
         let mut d = InverseDynamicsDerivatives::new(&m);
         let mut tau = vec![0.0; n];
         let mut mm = DMatrix::zeros(n, n);
-        for s in states(n, 32) {
+        for s in states(n, 32, 3) {
             inverse_dynamics_derivatives(&m, &mut ws, &s.q, &s.v, &s.a, &mut d);
             inverse_dynamics(&m, &mut ws, &s.q, &s.v, &s.a, &mut tau);
             mass_matrix(&m, &mut ws, &s.q, &mut mm);
@@ -110,7 +93,7 @@ fn entries_vanish_between_branches() {
         let n = m.dof();
         let mut ws = Workspace::new(&m);
         let mut d = InverseDynamicsDerivatives::new(&m);
-        let s = &states(n, 33)[0];
+        let s = &states(n, 33, 3)[0];
         inverse_dynamics_derivatives(&m, &mut ws, &s.q, &s.v, &s.a, &mut d);
         for i in 0..n {
             for j in 0..n {
@@ -134,7 +117,7 @@ fn velocity_derivative_identities() {
         let mut d = InverseDynamicsDerivatives::new(&m);
         let (mut bias, mut grav) = (vec![0.0; n], vec![0.0; n]);
         let (mut mp, mut mm) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
-        for s in states(n, 34) {
+        for s in states(n, 34, 3) {
             let zero = vec![0.0; n];
             inverse_dynamics_derivatives(&m, &mut ws, &s.q, &zero, &s.a, &mut d);
             assert!(d.dtau_dv.amax() == 0.0, "{name}: ∂τ/∂q̇ at rest");
@@ -171,7 +154,7 @@ fn position_derivative_at_rest_is_the_symmetric_gravity_hessian() {
         let mut ws = Workspace::new(&m);
         let mut d = InverseDynamicsDerivatives::new(&m);
         let zero = vec![0.0; n];
-        for s in states(n, 35) {
+        for s in states(n, 35, 3) {
             inverse_dynamics_derivatives(&m, &mut ws, &s.q, &zero, &zero, &mut d);
             let asym = (&d.dtau_dq - d.dtau_dq.transpose()).amax();
             assert!(
@@ -185,13 +168,7 @@ fn position_derivative_at_rest_is_the_symmetric_gravity_hessian() {
 #[test]
 fn double_pendulum_closed_form() {
     let (mass, len) = (1.3, 0.7);
-    let urdf = pendulum_urdf(&PendulumSpec {
-        links: 2,
-        mass,
-        length: len,
-    })
-    .unwrap();
-    let m = parse_urdf(&urdf, "pendulum2", BaseKind::Fixed).unwrap();
+    let m = double_pendulum(mass, len);
     let mut ws = Workspace::new(&m);
     let mut d = InverseDynamicsDerivatives::new(&m);
     let g = 9.81;
@@ -199,7 +176,7 @@ fn double_pendulum_closed_form() {
     // τ1 = m11 q̈1 + m12 q̈2 + b1, τ2 = m12 q̈1 + m22 q̈2 + b2 with
     // m11 = … + 2 m L lc cos q2, m12 = … + m L lc cos q2, h = m L lc sin q2,
     // b1 = −h (2 q̇1 q̇2 + q̇2²) + m g lc s1 + m g (L s1 + lc s12), b2 = h q̇1² + m g lc s12.
-    for s in states(2, 36) {
+    for s in states(2, 36, 3) {
         let (t1, t2) = (s.q[0], s.q[1]);
         let (d1, d2) = (s.v[0], s.v[1]);
         let (a1, a2) = (s.a[0], s.a[1]);

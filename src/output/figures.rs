@@ -26,6 +26,26 @@ fn columns(names: &[String], times: &[f64], values: &[Vec<f64>]) -> Vec<Series> 
         .collect()
 }
 
+/// The joint-position and joint-velocity panels over time.
+fn state_panels<'a>(qs: &'a [Series], vs: &'a [Series]) -> [LinePlot<'a>; 2] {
+    [
+        LinePlot {
+            title: "Positions q",
+            x_label: "t [s]",
+            y_label: "q [rad or m]",
+            series: qs,
+            log_y: false,
+        },
+        LinePlot {
+            title: "Velocities v = dq/dt",
+            x_label: "t [s]",
+            y_label: "v [rad/s or m/s]",
+            series: vs,
+            log_y: false,
+        },
+    ]
+}
+
 /// Ground line for robots that stand on it.
 fn ground(model: &Model) -> Option<f64> {
     (model.base() != BaseKind::Fixed && !model.contact_points().is_empty()).then_some(0.0)
@@ -57,22 +77,7 @@ pub fn write_solve_figures(
         "{} — {} ({:?}, objective {:.4e})",
         prob.name, prob.transcription, outcome.result.status, outcome.result.objective
     );
-    let mut panels = vec![
-        LinePlot {
-            title: "Positions q",
-            x_label: "t [s]",
-            y_label: "q [rad or m]",
-            series: &qs,
-            log_y: false,
-        },
-        LinePlot {
-            title: "Velocities v = dq/dt",
-            x_label: "t [s]",
-            y_label: "v [rad/s or m/s]",
-            series: &vs,
-            log_y: false,
-        },
-    ];
+    let mut panels = state_panels(&qs, &vs).to_vec();
     if !us.is_empty() {
         panels.push(LinePlot {
             title: "Torques u",
@@ -150,22 +155,7 @@ pub fn write_simulation_figures(
     write_panels(
         &stem,
         &format!("{name} — simulated joints"),
-        &[
-            LinePlot {
-                title: "Positions q",
-                x_label: "t [s]",
-                y_label: "q [rad or m]",
-                series: &qs,
-                log_y: false,
-            },
-            LinePlot {
-                title: "Velocities v = dq/dt",
-                x_label: "t [s]",
-                y_label: "v [rad/s or m/s]",
-                series: &vs,
-                log_y: false,
-            },
-        ],
+        &state_panels(&qs, &vs),
     )?;
     let e0 = traj.energy.first().copied().unwrap_or(0.0);
     let energy = [Series {

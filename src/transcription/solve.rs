@@ -58,25 +58,28 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
     match prob.transcription {
         TranscriptionKind::Variational(s) => {
             let mut nlp = VariationalNlp::new(prob, s).map_err(SolveError::Transcription)?;
-            let size = size_of(&nlp);
-            let result = solver.solve_with_observer(&mut nlp, &mut observer)?;
-            let solution = nlp.solution(&result.x);
-            Ok(Outcome {
-                result,
-                solution,
-                size,
-            })
+            run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
         }
         TranscriptionKind::HermiteSimpson => {
             let mut nlp = CollocationNlp::new(prob).map_err(SolveError::Transcription)?;
-            let size = size_of(&nlp);
-            let result = solver.solve_with_observer(&mut nlp, &mut observer)?;
-            let solution = nlp.solution(&result.x);
-            Ok(Outcome {
-                result,
-                solution,
-                size,
-            })
+            run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
         }
     }
+}
+
+/// Solves a transcribed `nlp` and reads its trajectory back with `solution`.
+fn run<N: Nlp>(
+    solver: &Solver,
+    observer: &mut LogObserver<'_>,
+    nlp: &mut N,
+    solution: impl FnOnce(&mut N, &[f64]) -> Solution,
+) -> Result<Outcome, SolveError> {
+    let size = size_of(nlp);
+    let result = solver.solve_with_observer(nlp, observer)?;
+    let solution = solution(nlp, &result.x);
+    Ok(Outcome {
+        result,
+        solution,
+        size,
+    })
 }

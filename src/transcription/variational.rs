@@ -366,17 +366,29 @@ impl<'a> VariationalNlp<'a> {
         }
     }
 
-    /// The velocity the boundary row block `b` uses, at `x`.
-    fn boundary_velocity(
-        &self,
+    /// The generalized momentum `M(q) v` of the boundary row block `b` at point `g` of `x`
+    /// (its velocity variables, or the fixed velocity `fixed`), with its derivative in `q`,
+    /// into `self.momentum` and `self.dmomentum`.
+    fn boundary_momentum(
+        &mut self,
         b: &Boundary,
         fixed: &crate::problem::Ranges,
+        g: usize,
         x: &[f64],
-    ) -> Vec<f64> {
-        match b.v {
+    ) {
+        let v = match b.v {
             Some(iv) => x[iv..iv + self.n].to_vec(),
             None => fixed.lower.clone(),
-        }
+        };
+        let q = &x[self.points.q[g]..self.points.q[g] + self.n];
+        generalized_momentum(
+            &self.prob.model,
+            &mut self.ws,
+            q,
+            &v,
+            &mut self.momentum,
+            &mut self.dmomentum,
+        );
     }
 
     /// Jacobian triplets of every row block after the stages.
@@ -442,16 +454,7 @@ impl<'a> VariationalNlp<'a> {
                     idx += 1;
                 }
             }
-            let v = self.boundary_velocity(&b, fixed, x);
-            let q = &x[self.points.q[g]..self.points.q[g] + n];
-            generalized_momentum(
-                model,
-                &mut self.ws,
-                q,
-                &v,
-                &mut self.momentum,
-                &mut self.dmomentum,
-            );
+            self.boundary_momentum(&b, fixed, g, x);
             for j in 0..n {
                 for i in 0..n {
                     rest[idx] = -self.dmomentum[(i, j)];
@@ -459,6 +462,7 @@ impl<'a> VariationalNlp<'a> {
                 }
             }
             if b.v.is_some() {
+                let q = &x[self.points.q[g]..self.points.q[g] + n];
                 mass_matrix(model, &mut self.ws, q, &mut self.mass);
                 for j in 0..n {
                     for i in 0..n {
@@ -576,7 +580,6 @@ impl Nlp for VariationalNlp<'_> {
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
         self.evaluate_stages(x);
         let (n, s, dt) = (self.n, self.gal.s(), self.dt);
-        let model = &self.prob.model;
         c.fill(0.0);
         for k in 0..self.prob.stages {
             for al in 0..s {
@@ -601,16 +604,7 @@ impl Nlp for VariationalNlp<'_> {
             (self.last, &prob.final_v, last_point, false),
         ] {
             let Some(b) = b else { continue };
-            let v = self.boundary_velocity(&b, fixed, x);
-            let q = &x[self.points.q[g]..self.points.q[g] + n];
-            generalized_momentum(
-                model,
-                &mut self.ws,
-                q,
-                &v,
-                &mut self.momentum,
-                &mut self.dmomentum,
-            );
+            self.boundary_momentum(&b, fixed, g, x);
             // Initial rows: p⁰ − M(q_0) v⁰. Final rows: p^N − M(q_sN) v^N, p^N having been
             // accumulated from the last stage above.
             for i in 0..n {
