@@ -523,7 +523,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 }
                 Err(stop) => return Err(stop),
             };
-            if self.line_search(&direction, &mut info)? {
+            if self.line_search(&direction, &mut info, attempt + 1 == ATTEMPTS)? {
                 self.accept();
                 self.forced_shift = 0.0;
                 return Ok(info);
