@@ -71,6 +71,15 @@ fn twelve_link_pendulum_converges_with_clarabel() {
     converges(QpBackend::Clarabel, &[TWELVE_LINK]);
 }
 
+/// The pendulum swing-ups with OSQP, both transcriptions (about 20 s in release). The
+/// single-pendulum Hermite-Simpson swing-up stalled on merit steps of 10⁻⁶ before the merit
+/// fallback retried such steps with a stronger Hessian model.
+#[cfg(feature = "osqp")]
+#[test]
+fn swingups_converge_with_osqp() {
+    converges(QpBackend::Osqp, &PROBLEMS[..3]);
+}
+
 /// OSQP's first-order iterations need 10⁵ and more per QP on these subproblems (the
 /// single-pendulum Hermite-Simpson swing-up runs past five minutes), so this runs on request:
 /// `cargo test --release --features osqp --test problems -- --ignored`.
