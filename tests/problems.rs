@@ -16,8 +16,8 @@ const PROBLEMS: [&str; 6] = [
     TWELVE_LINK,
 ];
 
-/// The slowest problem (about a minute for Hermite-Simpson in release), tested on its own so
-/// that the test harness runs it alongside the others.
+/// The slowest problem (about two minutes for both transcriptions in release), tested on its
+/// own so that the test harness runs it alongside the others.
 const TWELVE_LINK: &str = "pendulum12_reconfigure";
 
 fn load(name: &str, transcription: TranscriptionKind, qp: QpBackend) -> TrajectoryProblem {

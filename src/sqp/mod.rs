@@ -143,20 +143,20 @@
 //! | pendulum_swingup_2 | 27 |
 //! | pendulum_swingup_3 | 23 |
 //! | acrobot_swingup | 273 |
-//! | pendulum12_reconfigure | 151 |
+//! | pendulum12_reconfigure | 473 |
 //! | arm_reach | 126 |
 //!
 //! The long runs spend most iterations far from the solution with the objective-curvature
 //! model (see `hessian.rs`) and short steps; the last ones use the exact model (their
 //! superlinear rate is asserted on the two swing-ups). Before that model,
-//! pendulum12_reconfigure stalled at an objective of 2454 with shifts of 10²–10⁷ against an
-//! effort curvature of 10⁻² (the optimum is 3.306), and arm_reach spent 75 elastic iterations
-//! from a guess that did not reach its target (the guess now ends on it by inverse
-//! kinematics). With the Hermite–Simpson transcription pendulum12_reconfigure takes 618
-//! iterations (objective 6.4615): its first objective-curvature QPs fail in Clarabel
-//! (`NumericalError`), after which that model is damped (`Sqp::convexify`); undamped it
-//! stopped at the iteration limit at an objective of 2275. Its problem file allows 1000
-//! iterations.
+//! pendulum12_reconfigure (then without its joint-speed limit) stalled at an objective of 2454
+//! with shifts of 10²–10⁷ against an effort curvature of 10⁻² (the optimum was 3.306), and
+//! arm_reach spent 75 elastic iterations from a guess that did not reach its target (the
+//! guess now ends on it by inverse kinematics). With the Hermite–Simpson transcription
+//! pendulum12_reconfigure takes 144 iterations (objective 669.68): its first
+//! objective-curvature QPs fail in Clarabel (`NumericalError`), after which that model is
+//! damped (`Sqp::convexify`); undamped it was still at an objective of 1318 after 318
+//! iterations. Its problem file allows 1000 iterations.
 //!
 //! The OSQP tests need the feature and cmake: `cargo test --features osqp` (or
 //! `--all-features`, as `.ci/run` does).
@@ -174,7 +174,7 @@
 //!   slightly indefinite (a constrained saddle; pendulum_swingup_1 has one at `f = 0.8758`,
 //!   eigenvalue −5·10⁻⁴) the iterates move only as fast as the shifted model allows.
 //! - Far from a solution the objective-curvature model converges linearly at best: the
-//!   12-link pendulum needs 151 (variational) and 618 (Hermite–Simpson) iterations.
+//!   12-link pendulum needs 473 (variational) and 144 (Hermite–Simpson) iterations.
 
 mod complementarity;
 mod direction;
