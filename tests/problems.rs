@@ -80,8 +80,9 @@ fn swingups_converge_with_osqp() {
     converges(QpBackend::Osqp, &PROBLEMS[..3]);
 }
 
-/// OSQP's first-order iterations need 10⁵ and more per QP on these subproblems (the
-/// single-pendulum Hermite-Simpson swing-up runs past five minutes), so this runs on request:
+/// Every problem with OSQP: minutes per problem (ADMM needs 10⁴–10⁵ iterations on some QPs of
+/// the acrobot, the arm and the 12-link pendulum), and the acrobot with Hermite-Simpson ends
+/// `QpFailure` (README, "Solves"), so this runs on request:
 /// `cargo test --release --features osqp --test problems -- --ignored`.
 #[cfg(feature = "osqp")]
 #[test]
