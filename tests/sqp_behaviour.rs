@@ -92,15 +92,6 @@ fn infeasible_problems_end_locally_infeasible() {
     for qp in backends() {
         for hessian in [HessianStrategy::Exact, HessianStrategy::Bfgs] {
             for mut problem in [no_real_root(), disc_and_half_plane()] {
-                // Known gap: with OSQP and BFGS the iterates reach the disc's infeasible
-                // stationary point, but there the feasibility subproblem runs into OSQP's
-                // iteration limit and the solve ends `QpFailure` (still not `Converged`).
-                if qp == QpBackend::Osqp
-                    && hessian == HessianStrategy::Bfgs
-                    && problem.name == "disc_and_half_plane"
-                {
-                    continue;
-                }
                 problem.hessian = hessian == HessianStrategy::Exact;
                 let result = solve(
                     &mut problem,

@@ -2,7 +2,7 @@
 //!
 //! OSQP takes `l <= Ax <= u` directly; infinite bounds are replaced by OSQP's own
 //! `OSQP_INFTY = 1e30`. Its default tolerances (1e-3) are far too loose for an SQP step, so
-//! the backend asks for `eps_abs = eps_rel = qp_tolerance`, infeasibility tolerances of 1e-6,
+//! the backend asks for `eps_abs = eps_rel = qp_tolerance`, infeasibility tolerances of 1e-9,
 //! polishing (an active-set refinement that makes the solution exact when it succeeds) and a
 //! large iteration limit, spent in rounds of doubling length with vito's own face polish
 //! (`polish.rs`) tried between them (see [`FIRST_ROUND`]). The workspace is set up once;
@@ -24,10 +24,15 @@ use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, s
 /// OSQP's representation of an infinite bound (`OSQP_INFTY` in its `constants.h`).
 pub const OSQP_INFTY: f64 = 1e30;
 
-/// Tolerance of OSQP's infeasibility certificates. Much tighter values make an inconsistent
-/// linearization run to the iteration limit instead of being detected; a false detection
-/// only sends the SQP to its elastic subproblem.
-const INFEASIBILITY_TOLERANCE: f64 = 1e-6;
+/// Tolerance of OSQP's infeasibility certificates: it accepts `δy` once
+/// `‖Aᵀδy‖∞ < ε‖δy‖∞` and `uᵀδy₊ + lᵀδy₋ < ε‖δy‖∞` (in its Ruiz-scaled data, and with `10ε`
+/// at the end of every round). At 1e-6 the certificates it accepted on the acrobot
+/// Hermite–Simpson swing-up, checked against the unscaled QP, only excluded feasible steps
+/// shorter than 10⁴–10⁵ (`-σ / ‖Aᵀδy‖₁`); most of the SQP's iterations became elastic steps
+/// and the solve ended `QpFailure` after 97 iterations. At 1e-9 it converges in 101 to the
+/// objective Clarabel finds, and a truly inconsistent linearization is still detected, only
+/// after more ADMM iterations (`tests/sqp_behaviour.rs`).
+const INFEASIBILITY_TOLERANCE: f64 = 1e-9;
 
 /// ADMM iterations between step-size (`rho`) adaptations. OSQP's default ties the interval to
 /// the measured setup time, which makes results depend on machine load; a fixed interval keeps
