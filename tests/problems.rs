@@ -16,8 +16,8 @@ const PROBLEMS: [&str; 6] = [
     TWELVE_LINK,
 ];
 
-/// The slowest problem (about two minutes for both transcriptions in release), tested on its
-/// own so that the test harness runs it alongside the others.
+/// The slowest problem (about 50 s for both transcriptions with Clarabel in release), tested
+/// on its own so that the test harness runs it alongside the others.
 const TWELVE_LINK: &str = "pendulum12_reconfigure";
 
 fn load(name: &str, transcription: TranscriptionKind, qp: QpBackend) -> TrajectoryProblem {
@@ -83,7 +83,8 @@ fn swingups_converge_with_osqp() {
 }
 
 /// Every problem with OSQP: minutes per problem (ADMM needs 10⁴–10⁵ iterations on some QPs of
-/// the arm and the 12-link pendulum), so this runs on request:
+/// the arm and the 12-link pendulum), and the 12-link pendulum with the variational
+/// transcription ends `Acceptable` (README, "Open problems"), so this runs on request:
 /// `cargo test --release --features osqp --test problems -- --ignored`.
 #[cfg(feature = "osqp")]
 #[test]

@@ -13,9 +13,11 @@
 //! around the predicted active set `A`:
 //!
 //! - **Active set.** Equality rows, fixed variables, and inequality rows and bounds whose
-//!   multiplier exceeds `10⁻⁶ max(1, ‖λ‖∞, ‖z‖∞)` and whose value is within `10⁻²` (relative)
-//!   of the bound the multiplier points at, which is their target `tᵢ`. Rows with more than [`AUGMENTED_ROW_LIMIT`] Jacobian entries are
-//!   left out so that the pattern, which holds `∇cᵢ∇cᵢᵀ` for every other row, stays sparse.
+//!   multiplier exceeds `κ max(1, ‖λ‖∞, ‖z‖∞)` (`κ` from the QP backend,
+//!   [`QpSolver::active_multiplier`]: 10⁻⁹ for Clarabel, 10⁻⁶ for OSQP) and whose value is
+//!   within `10⁻²` (relative) of the bound the multiplier points at, which is their target
+//!   `tᵢ`. Rows with more than [`AUGMENTED_ROW_LIMIT`] Jacobian entries are left out so that
+//!   the pattern, which holds `∇cᵢ∇cᵢᵀ` for every other row, stays sparse.
 //! - **Shift (inertia correction).** With unit normals `nᵢ = ∇cᵢ / ‖∇cᵢ‖` (`e_j` for a bound)
 //!   and `N = Σ_{i∈A} nᵢnᵢᵀ`, the KKT matrix `[H + δI, N_Aᵀ; N_A, -εI]` has the wanted inertia
 //!   (`n` positive, `|A|` negative eigenvalues) exactly when its Schur complement
@@ -47,6 +49,8 @@
 //! own by [`ExactHessian::unaugment_multipliers`].
 
 use super::inertia::InertiaCorrection;
+#[cfg(doc)]
+use super::qp::QpSolver;
 use super::sparse::CscAssembly;
 
 /// Rows with more Jacobian entries than this are not augmented (their outer product would
@@ -58,10 +62,6 @@ pub const AUGMENTED_ROW_LIMIT: usize = 512;
 
 /// Number of points of the `ρ` grid; the last one is `ρ_max`.
 const RHO_STEPS: i32 = 11;
-
-/// A multiplier counts as nonzero (its constraint as active) above this fraction of the
-/// largest multiplier (at least 1).
-const ACTIVE_MULTIPLIER: f64 = 1e-6;
 
 /// An inequality is predicted active only within this relative distance of its bound: the
 /// augmentation pulls the constraint to its target, which far from it (after an elastic step,
@@ -87,6 +87,9 @@ pub(crate) struct ActiveSet<'a> {
     pub(crate) x_lower: &'a [f64],
     pub(crate) x_upper: &'a [f64],
     pub(crate) z: &'a [f64],
+    /// A multiplier counts as nonzero (its constraint as active) above this fraction of the
+    /// largest multiplier (at least 1); see [`QpSolver::active_multiplier`].
+    pub(crate) active_multiplier: f64,
 }
 
 /// The exact-Hessian model: assembly of the problem's triplets, the diagonal and the
@@ -342,7 +345,7 @@ impl ExactHessian {
             self.row_weight[row] += v * v;
         }
         // Interior-point QP solvers return tiny nonzero multipliers for inactive constraints.
-        let threshold = ACTIVE_MULTIPLIER
+        let threshold = active.active_multiplier
             * active
                 .lambda
                 .iter()
@@ -427,6 +430,7 @@ mod tests {
             x_lower: &[f64::NEG_INFINITY; 2],
             x_upper: &[f64::INFINITY; 2],
             z: &[0.0, 0.0],
+            active_multiplier: 1e-9,
         }
     }
 

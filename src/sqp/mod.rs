@@ -142,18 +142,18 @@
 //! | pendulum_swingup_1 | 14 |
 //! | pendulum_swingup_2 | 27 |
 //! | pendulum_swingup_3 | 23 |
-//! | acrobot_swingup | 273 |
-//! | pendulum12_reconfigure | 473 |
-//! | arm_reach | 126 |
+//! | acrobot_swingup | 293 |
+//! | pendulum12_reconfigure | 78 |
+//! | arm_reach | 83 |
 //!
-//! The long runs spend most iterations far from the solution with the objective-curvature
-//! model (see `hessian.rs`) and short steps; the last ones use the exact model (their
+//! The long run (the acrobot) spends most iterations far from the solution with the
+//! objective-curvature model (see `hessian.rs`) and short steps; the last ones use the exact model (their
 //! superlinear rate is asserted on the two swing-ups). Before that model,
 //! pendulum12_reconfigure (then without its joint-speed limit) stalled at an objective of 2454
 //! with shifts of 10²–10⁷ against an effort curvature of 10⁻² (the optimum was 3.306), and
 //! arm_reach spent 75 elastic iterations from a guess that did not reach its target (the
 //! guess now ends on it by inverse kinematics). With the Hermite–Simpson transcription
-//! pendulum12_reconfigure takes 144 iterations (objective 669.68): its first
+//! pendulum12_reconfigure takes 151 iterations (objective 669.68): its first
 //! objective-curvature QPs fail in Clarabel (`NumericalError`), after which that model is
 //! damped (`Sqp::convexify`); undamped it was still at an objective of 1318 after 318
 //! iterations. Its problem file allows 1000 iterations.
@@ -173,14 +173,14 @@
 //! - The QP has no negative-curvature directions: near a point where the reduced Hessian is
 //!   slightly indefinite (a constrained saddle; pendulum_swingup_1 has one at `f = 0.8758`,
 //!   eigenvalue −5·10⁻⁴) the iterates move only as fast as the shifted model allows.
-//! - The objective-curvature model converges linearly at best: the 12-link pendulum needs
-//!   473 (variational) and 144 (Hermite–Simpson) iterations. Its variational tail stays in
-//!   that model up to the solution because speed limits held at their bound with multipliers
-//!   below 10⁻⁶ of the largest are left out of the augmentation (`hessian.rs`): on the null
-//!   space of the rest the Lagrangian's Hessian has an eigenvalue of about −0.03, so the
-//!   exact model needs a shift. With OSQP, whose QP solutions on that tail agree with
-//!   Clarabel's to 10⁻¹⁰, the iterates reach another KKT point, where the dual infeasibility
-//!   cycles between 10⁻⁴ and 10⁻² (`Acceptable` after 938 iterations).
+//! - The objective-curvature model converges linearly at best: the acrobot needs 293
+//!   (variational) iterations and the 12-link pendulum 151 (Hermite–Simpson).
+//! - With OSQP the augmentation leaves out rows with multipliers below 10⁻⁶ of the largest
+//!   ([`QpSolver::active_multiplier`]). On the 12-link pendulum that leaves out speed limits
+//!   held at their bound, so the variational solve stays in the objective-curvature model.
+//!   There the dual infeasibility cycles between 10⁻⁴ and 10⁻², and the solve ends
+//!   `Acceptable` after 938 iterations. Its QP solutions on that tail agree with Clarabel's
+//!   to 10⁻¹⁰.
 
 mod complementarity;
 mod direction;

@@ -123,6 +123,14 @@ impl QpSolver for OsqpQp {
         false
     }
 
+    /// The weakly active rows that the default admits make the augmented QPs harder for ADMM:
+    /// with 1e-9, the arm's variational solve ended `QpFailure` after 22 iterations (a
+    /// feasibility QP ran to the iteration limit) and the 12-link pendulum's took 10⁵ ADMM
+    /// iterations per QP at `ρ ≈ 10¹⁰`.
+    fn active_multiplier(&self) -> f64 {
+        1e-6
+    }
+
     fn solve(
         &mut self,
         qp: &QpProblem<'_>,

@@ -624,6 +624,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             x_lower: &self.problem.x_lower,
             x_upper: &self.problem.x_upper,
             z: &self.z,
+            active_multiplier: self.qp.active_multiplier(),
         };
         h.assemble(&self.jac, &active, floor).ok_or_else(|| {
             Stop::new(
