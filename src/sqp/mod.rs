@@ -147,8 +147,8 @@
 //! | arm_reach | 83 |
 //!
 //! The long run (the acrobot) spends most iterations far from the solution with the
-//! objective-curvature model (see `hessian.rs`) and short steps; the last ones use the exact model (their
-//! superlinear rate is asserted on the two swing-ups). Before that model,
+//! objective-curvature model (see `hessian.rs`) and short steps; the last ones use the exact
+//! model (their superlinear rate is asserted on the two swing-ups). Before that model,
 //! pendulum12_reconfigure (then without its joint-speed limit) stalled at an objective of 2454
 //! with shifts of 10²–10⁷ against an effort curvature of 10⁻² (the optimum was 3.306), and
 //! arm_reach spent 75 elastic iterations from a guess that did not reach its target (the

@@ -102,7 +102,7 @@ pub trait QpSolver {
     /// with multipliers between 2·10⁻⁵ and 2·10⁻² (the largest is 2·10⁴) were left out, the
     /// Lagrangian's Hessian had an eigenvalue of about −0.03 on the null space of the rest,
     /// and the variational solve spent 473 iterations (112 s) in the objective-curvature
-    /// model; at 1e-9 it takes 78 (18 s) with Clarabel.
+    /// model; at 1e-9 it takes 78 (17 s) with Clarabel.
     fn active_multiplier(&self) -> f64 {
         1e-9
     }
