@@ -553,8 +553,9 @@ impl<'s, 'p> Sqp<'s, 'p> {
     /// Assembles the Hessian model at the current point and records its convexification.
     ///
     /// When the exact `∇²L` needs a shift above [`OBJECTIVE_CURVATURE_SHIFT`] (it is
-    /// indefinite on the null space of the active constraints), the model falls back to the objective's curvature `∇²f` alone, shifted
-    /// only if that too is indefinite there: a shift large enough for `∇²L` can dwarf the
+    /// indefinite on the null space of the active constraints), the model falls back to the
+    /// objective's curvature `∇²f` alone, shifted only if that too is indefinite there: a
+    /// shift large enough for `∇²L` can dwarf the
     /// objective (10²–10⁷ against effort weights of 10⁻², on the 12-link pendulum), and the
     /// steps then crawl. Near a solution that satisfies the second-order sufficient
     /// conditions the exact model needs no shift and is used again, keeping the fast local
@@ -594,8 +595,9 @@ impl<'s, 'p> Sqp<'s, 'p> {
     /// with `NumericalError` (still at objective 1318 after 318 iterations, against the
     /// 669.7 that the damped model reaches in 144). Once a QP of this model has failed, the
     /// model gets the shift floor [`OBJECTIVE_MODEL_DAMPING`]` · max |∇²f|`, a
-    /// Levenberg–Marquardt term that bounds such steps. It is not applied before a failure: on problems whose QPs solve it only slows
-    /// the steps down (pendulum_swingup_2 with simpson_vi then cycles to MaxIterations).
+    /// Levenberg–Marquardt term that bounds such steps. It is not applied before a failure:
+    /// on problems whose QPs solve it only slows the steps down (pendulum_swingup_2 with
+    /// simpson_vi then cycles to MaxIterations).
     fn convexify(&mut self, objective_only: bool) -> Result<Convexification, Stop> {
         let HessianModel::Exact(h) = &mut self.hessian else {
             return Ok(Convexification::default());
