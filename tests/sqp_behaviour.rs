@@ -50,6 +50,78 @@ fn exact_hessians_converge_superlinearly() {
     }
 }
 
+/// `min A(−y + ε(x² + y²)/2) − μw − κw²/2` on the unit circle `x² + y² = 1`,
+/// `−μ <= w <= 0`, with `A = 10⁶`, `ε = 0.4`, `μ = 10⁻⁴`, `κ = 1` (on that interval
+/// `−μw − κw²/2 >= 0`), from a point on the circle 0.002 rad from the minimizer `(0, 1, 0)`.
+/// There the circle's multiplier is `λ = A(1 − ε)/2` and the bound's `z_w = μ`, below every
+/// backend's active threshold (10⁻⁹ of the largest multiplier), so the exact
+/// `∇²L = diag(A, A, −κ)` has the eigenvalue `−κ` on the null space of the rows counted active
+/// and the solver steps with the objective's curvature `diag(Aε, Aε, −κ)`: `ε` times the
+/// Lagrangian's along the circle (the 12-link pendulum's tail in miniature).
+fn weak_bound_on_a_circle() -> Dense {
+    const A: f64 = 1e6;
+    const EPS: f64 = 0.4;
+    const MU: f64 = 1e-4;
+    const KAPPA: f64 = 1.0;
+    Dense {
+        x0: vec![0.002f64.sin(), 0.002f64.cos(), -0.5 * MU],
+        x_lower: vec![-INF, -INF, -MU],
+        x_upper: vec![INF, INF, 0.0],
+        c_upper: vec![0.0],
+        c_lower: vec![0.0],
+        f: |x| {
+            A * (-x[1] + 0.5 * EPS * (x[0] * x[0] + x[1] * x[1]))
+                - MU * x[2]
+                - 0.5 * KAPPA * x[2] * x[2]
+        },
+        grad: |x, g| {
+            g[0] = A * EPS * x[0];
+            g[1] = A * (-1.0 + EPS * x[1]);
+            g[2] = -MU - KAPPA * x[2];
+        },
+        cons: |x, c| c[0] = x[0] * x[0] + x[1] * x[1] - 1.0,
+        jac: |x, j| j.copy_from_slice(&[2.0 * x[0], 2.0 * x[1], 0.0]),
+        hess: |_, s, l, h| {
+            h[0] = s * A * EPS + 2.0 * l[0];
+            h[4] = s * A * EPS + 2.0 * l[0];
+            h[8] = -s * KAPPA;
+        },
+        f_star: -A * (1.0 - 0.5 * EPS),
+        x_star: vec![0.0, 1.0, 0.0],
+        ..base("weak_bound_on_a_circle", 3, 1)
+    }
+}
+
+/// The objective-curvature steps of [`weak_bound_on_a_circle`] overshoot the minimizer along
+/// the circle by `1/ε = 2.5`. Taken to the Lagrangian's minimizer (`subspace.rs`) they
+/// converge in 9 iterations; as full steps they oscillated with growing amplitude, and the
+/// solve ended `Acceptable` after 320.
+#[test]
+fn objective_curvature_steps_do_not_overshoot() {
+    for qp in backends() {
+        let mut problem = weak_bound_on_a_circle();
+        let result = solve(&mut problem, Settings { qp, ..quiet() });
+        assert_eq!(
+            result.status,
+            Status::Converged,
+            "{qp:?}: {}",
+            result.message
+        );
+        assert!(
+            result.history.iter().any(|r| r.objective_curvature),
+            "{qp:?}"
+        );
+        assert!(
+            result.iterations <= 12,
+            "{qp:?}: {} iterations",
+            result.iterations
+        );
+        for (x, x_star) in result.x.iter().zip(&problem.x_star) {
+            assert!((x - x_star).abs() < 1e-6, "{qp:?}: {:?}", result.x);
+        }
+    }
+}
+
 /// `c(x) = x² + 1 = 0` has no solution; the violation is stationary at `x = 0`.
 fn no_real_root() -> Dense {
     Dense {

@@ -8,6 +8,7 @@ use super::outcome::Status;
 use super::qp::QpStatus;
 use super::solver::{HessianModel, Sqp, StepInfo, Stop};
 use super::sparse::{symmetric_product_norm, symmetric_quadratic_form};
+use super::subspace::LagrangianModel;
 
 /// Shifts from which the QP multipliers are corrected to those of the unshifted model (see
 /// `Polish::unshift_multipliers`). Empirical, from the trajectory problems (iterations of
@@ -25,6 +26,11 @@ pub(super) struct Direction {
     pub(super) slope: f64,
     /// `∇fᵀd`.
     pub(super) gd: f64,
+    /// The step length the line search tries first (see `subspace.rs`).
+    pub(super) first_step: f64,
+    /// The step is an objective-curvature step near feasibility, whose successor may be
+    /// combined with it (see `subspace.rs`).
+    pub(super) subspace: bool,
     /// The step came from the elastic or the restoration subproblem (no second-order
     /// correction then: it re-solves the regular QP).
     pub(super) elastic: bool,
@@ -166,6 +172,23 @@ impl Sqp<'_, '_> {
             info.elastic = true;
             self.elastic_step(theta, info)?;
         }
+        let elastic = info.elastic || info.restoration;
+        let subspace = !elastic && info.objective_curvature && theta <= self.filter.theta_min;
+        let first_step = match (subspace, &self.problem.hessian_structure) {
+            (true, Some(structure)) => {
+                let model = LagrangianModel {
+                    hessian_structure: structure,
+                    hessian: &self.hess,
+                    gradient: &self.g,
+                    jacobian_structure: &self.problem.jacobian_structure,
+                    jacobian: &self.jac,
+                    lambda: &self.lambda_step,
+                    z: &self.z_step,
+                };
+                self.subspace.apply(&model, &mut self.d)
+            }
+            _ => 1.0,
+        };
         self.subproblem.jacobian_product(&self.d, &mut self.jd);
         let theta_lin = self.linearized_violation();
         let gd: f64 = self.g.iter().zip(&self.d).map(|(g, d)| g * d).sum();
@@ -180,7 +203,9 @@ impl Sqp<'_, '_> {
             theta,
             slope: gd - self.penalty * (theta - theta_lin),
             gd,
-            elastic: info.elastic || info.restoration,
+            first_step,
+            subspace,
+            elastic,
         })
     }
 

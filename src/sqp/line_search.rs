@@ -232,7 +232,7 @@ impl Sqp<'_, '_> {
         };
         let tiny = self.tiny_step(info);
         let min_step = self.min_step(&p);
-        let mut alpha = 1.0;
+        let mut alpha = dir.first_step;
         loop {
             self.set_trial_point(alpha, step);
             let trial = self.trial_values();

@@ -20,6 +20,7 @@ use super::report::{IterationRecord, LogObserver, Observer, Progress, SilentObse
 use super::residuals::{Bounds, KktPoint, residuals};
 use super::settings::{HessianStrategy, QpBackend, Settings};
 use super::sparse::add_transpose_triplets;
+use super::subspace::SubspaceStep;
 
 /// Largest shift of the exact Hessian model kept before the model falls back to the
 /// objective's curvature (see `Sqp::prepare_hessian`): small against the effort weights of
@@ -250,6 +251,8 @@ pub(super) struct Sqp<'s, 'p> {
     /// The rows last posed were the second-order correction's `shifted` values, not `c`.
     pub(super) posed_shifted: bool,
     pub(super) filter: Filter,
+    /// The previous objective-curvature step near feasibility (see `subspace.rs`).
+    pub(super) subspace: SubspaceStep,
     relaxation: f64,
     relaxation_final: f64,
     pub(super) forced_shift: f64,
@@ -339,6 +342,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             penalty: 0.0,
             posed_shifted: false,
             filter: Filter::default(),
+            subspace: SubspaceStep::new(n),
             relaxation,
             relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
             forced_shift: 0.0,
@@ -524,6 +528,11 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 Err(stop) => return Err(stop),
             };
             if self.line_search(&direction, &mut info, attempt + 1 == ATTEMPTS)? {
+                if direction.subspace && !(info.merit_step || info.restoration) {
+                    self.subspace.remember(&self.x, &self.x_trial);
+                } else {
+                    self.subspace.forget();
+                }
                 self.accept();
                 self.forced_shift = 0.0;
                 return Ok(info);
