@@ -77,10 +77,18 @@ fn closed_form_distances() {
     let axis = Vec3::new(0.4 + r, 0.0, 0.21 - r);
     let expected = (p - axis).norm() - r;
     let d = t.distance(&p);
-    assert!((d.value - expected).abs() < 1e-14, "{} vs {expected}", d.value);
+    assert!(
+        (d.value - expected).abs() < 1e-14,
+        "{} vs {expected}",
+        d.value
+    );
     // Over the middle of a gap: down to its floor.
     let d = t.distance(&Vec3::new(0.875, 0.0, 0.02));
-    assert!((d.value - (0.02 - (0.05 - 0.1))).abs() < 1e-14, "{}", d.value);
+    assert!(
+        (d.value - (0.02 - (0.05 - 0.1))).abs() < 1e-14,
+        "{}",
+        d.value
+    );
     // Inside the floor slab under flat ground: negative.
     assert!(t.distance(&Vec3::new(2.0, 0.0, 0.0)).value < 0.0);
 }
@@ -134,9 +142,10 @@ fn distance_is_eikonal_outside_the_fillets() {
             continue;
         }
         // The fillets of the box bases blend two distances; everywhere else |∇φ| = 1.
-        let near_base = t.boxes.iter().any(|b| {
-            (p.x - b.x[0]).abs() < 0.1 + p.z || (p.x - b.x[1]).abs() < 0.1 + p.z
-        });
+        let near_base = t
+            .boxes
+            .iter()
+            .any(|b| (p.x - b.x[0]).abs() < 0.1 + p.z || (p.x - b.x[1]).abs() < 0.1 + p.z);
         if near_base {
             continue;
         }
@@ -201,5 +210,141 @@ fn contact_frame_is_orthonormal_with_exact_derivatives() {
                 assert!((fd - dd.column(k)).norm() < 1e-5, "direction {j} at {p:?}");
             }
         }
+    }
+}
+
+mod fixtures;
+
+use vito::contact::{ContactModel, ContactSample, ContactSite};
+use vito::dynamics::{Workspace, forward_kinematics};
+use vito::model::{BaseKind, load_urdf};
+
+fn sites(model: &vito::model::Model) -> Vec<ContactSite> {
+    model
+        .contact_points()
+        .iter()
+        .map(|c| ContactSite {
+            name: c.name.clone(),
+            body: c.body,
+            offset: c.offset,
+            radius: c.radius,
+        })
+        .collect()
+}
+
+/// Rows and forces of the contact conditions against central differences in `q`, `v` and
+/// `z`, on robots with several contact points near rounded terrain edges.
+#[test]
+fn contact_conditions_match_finite_differences() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
+    let robots = [
+        ("planar_biped.urdf", BaseKind::Planar, 0.88),
+        ("quadruped.urdf", BaseKind::Floating, 0.1871),
+    ];
+    let h = 1e-6;
+    for (file, base, height) in robots {
+        let model = load_urdf(format!("{dir}/{file}"), base).unwrap();
+        let n = model.dof();
+        let contact = ContactModel::new(&model, terrain(), sites(&model));
+        let k = contact.per_site();
+        let m = contact.sites.len();
+        let mut ws = Workspace::new(&model);
+        let mut sample = ContactSample::new(&model, &contact);
+        let mut plus = ContactSample::new(&model, &contact);
+        let mut minus = ContactSample::new(&model, &contact);
+        let mut r = fixtures::rng(5);
+        let mut curved = 0;
+        for trial in 0..12 {
+            // Stand near the first box's edge (x ≈ 0.4) or the gap rim (x ≈ 0.8).
+            let mut q = fixtures::uniform(&mut r, n, 0.3);
+            q[0] = if trial % 2 == 0 { 0.38 } else { 0.78 } + 0.05 * q[0];
+            let z_index = if base == BaseKind::Planar { 1 } else { 2 };
+            q[z_index] = height + 0.1 + 0.1 * q[z_index];
+            let v = fixtures::uniform(&mut r, n, 1.0);
+            let z: Vec<f64> = fixtures::uniform(&mut r, m * k, 1.0)
+                .iter()
+                .map(|x| x.abs())
+                .collect();
+            forward_kinematics(&model, &mut ws, &q);
+            sample.evaluate(&model, &contact, &ws, &v, &z, true);
+            curved += sample
+                .frames
+                .iter()
+                .filter(|f| f.normal_derivative.norm() > 1e-3)
+                .count();
+            let rows = sample.rows.len();
+            let tol = |a: f64| 1e-6 * (1.0 + a.abs());
+            for c in 0..n {
+                for (vary_q, what) in [(true, "q"), (false, "v")] {
+                    let (mut qp, mut qm, mut vp, mut vm) =
+                        (q.clone(), q.clone(), v.clone(), v.clone());
+                    if vary_q {
+                        qp[c] += h;
+                        qm[c] -= h;
+                    } else {
+                        vp[c] += h;
+                        vm[c] -= h;
+                    }
+                    forward_kinematics(&model, &mut ws, &qp);
+                    plus.evaluate(&model, &contact, &ws, &vp, &z, false);
+                    forward_kinematics(&model, &mut ws, &qm);
+                    minus.evaluate(&model, &contact, &ws, &vm, &z, false);
+                    for row in 0..rows {
+                        let fd = (plus.rows[row] - minus.rows[row]) / (2.0 * h);
+                        let exact = if vary_q {
+                            sample.rows_dq[(row, c)]
+                        } else {
+                            sample.rows_dv[(row, c)]
+                        };
+                        assert!(
+                            (fd - exact).abs() < tol(exact),
+                            "{file}: ∂row{row}/∂{what}{c}: {fd} vs {exact}"
+                        );
+                    }
+                    if vary_q {
+                        for l in 0..m {
+                            let fd = (plus.forces[l] - minus.forces[l]) / (2.0 * h);
+                            for d in 0..3 {
+                                let exact = sample.forces_dq[l][(d, c)];
+                                assert!(
+                                    (fd[d] - exact).abs() < tol(exact) * contact.force_scale,
+                                    "{file}: ∂f{l}_{d}/∂q{c}: {} vs {exact}",
+                                    fd[d]
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            forward_kinematics(&model, &mut ws, &q);
+            let constant = contact.variable_derivatives();
+            for j in 0..m * k {
+                let (mut zp, mut zm) = (z.clone(), z.clone());
+                zp[j] += h;
+                zm[j] -= h;
+                plus.evaluate(&model, &contact, &ws, &v, &zp, false);
+                minus.evaluate(&model, &contact, &ws, &v, &zm, false);
+                let (l, var) = (j / k, j % k);
+                for row in 0..rows {
+                    let fd = (plus.rows[row] - minus.rows[row]) / (2.0 * h);
+                    let exact = if row / k == l {
+                        constant
+                            .iter()
+                            .filter(|&&(rr, vv, _)| rr == row % k && vv == var)
+                            .map(|t| t.2)
+                            .sum()
+                    } else {
+                        0.0
+                    };
+                    assert!((fd - exact).abs() < 1e-6, "{file}: ∂row{row}/∂z{j}");
+                }
+                let fd = (plus.forces[l] - minus.forces[l]) / (2.0 * h);
+                for d in 0..3 {
+                    let exact = sample.forces_dz[l][(d, var)];
+                    assert!((fd[d] - exact).abs() < 1e-6 * contact.force_scale);
+                }
+            }
+        }
+        assert!(curved > 0, "{file}: no point sampled a rounded edge");
     }
 }

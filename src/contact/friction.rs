@@ -50,9 +50,6 @@ impl ContactFrame {
     pub fn direction(&self, j: usize) -> (Vec3, Mat3) {
         let sign = if j % 2 == 0 { 1.0 } else { -1.0 };
         let k = j / 2;
-        (
-            self.tangents[k] * sign,
-            self.tangent_derivatives[k] * sign,
-        )
+        (self.tangents[k] * sign, self.tangent_derivatives[k] * sign)
     }
 }

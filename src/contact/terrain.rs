@@ -98,12 +98,9 @@ impl Terrain {
             };
             let (x0, x1) = shrink(b.x[0], b.x[1]);
             let (y0, y1) = shrink(y0, y1);
-            let solid = Distance::to_box(
-                p,
-                &Vec3::new(x0, y0, -inf),
-                &Vec3::new(x1, y1, b.top - r),
-            )
-            .offset(r);
+            let solid =
+                Distance::to_box(p, &Vec3::new(x0, y0, -inf), &Vec3::new(x1, y1, b.top - r))
+                    .offset(r);
             d = Distance::smooth_union(&d, &solid, r);
         }
         d

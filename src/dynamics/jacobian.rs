@@ -110,7 +110,11 @@ pub fn point_velocity_derivative(
     out: &mut DMatrix<f64>,
 ) {
     let n = model.dof();
-    assert_eq!(out.shape(), (3, n), "velocity-derivative buffer has the wrong shape");
+    assert_eq!(
+        out.shape(),
+        (3, n),
+        "velocity-derivative buffer has the wrong shape"
+    );
     assert_eq!(v.len(), n, "v must have n entries");
     let p = ws.pose[body].transform_point(offset);
     out.fill(0.0);
