@@ -72,14 +72,29 @@ const BIPED_FREE_V: &str = "name: b\nrobot: ROBOTS/planar_biped.urdf\nbase: plan
 initial: {q: {base_z: 0.9}, v: {base_x: 0.3, base_z: [-1, 1]}}\nfinal: {v: {base_x: [0, 1]}}\ncosts: {effort: 0.01, terminal: {weight: 1, v: [0.3, 0, 0, 0, 0, 0, 0, 0, 0]}}\n\
 constraints:\n  - frame_orientation: {frame: torso, rpy: [0, 0.1, 0], time: 0.2}\n";
 
+/// The biped's toes beside a box's rounded edge (in its fillet with the ground): every
+/// curvature term of the contact conditions is non-zero.
+const BIPED_CONTACT: &str = "name: bc\nrobot: ROBOTS/planar_biped.urdf\nbase: planar\nduration: 0.2\n\
+stages: 2\ninitial: {q: {base_z: 0.9}}\ncosts: {effort: 0.01}\n\
+terrain: {friction: 0.7, edge_radius: 0.04, boxes: [{x: [0.2, 0.6], top: 0.09}]}\n";
+
+/// The quadruped's front feet over a gap's rounded rim, in 3-D (four friction directions).
+const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: floating\n\
+duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
+terrain: {friction: 0.6, edge_radius: 0.03, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
+
 fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let p2 = problem("p2.yaml", PENDULUM2);
     let biped = problem("b.yaml", BIPED_FREE_V);
+    let biped_contact = problem("bc.yaml", BIPED_CONTACT);
+    let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
     vec![
         ("pendulum2 simpson".into(), p2.clone(), 2),
         ("pendulum2 trapezoid".into(), p2.clone(), 1),
         ("pendulum2 galerkin:3".into(), p2, 3),
         ("biped simpson".into(), biped, 2),
+        ("biped contact simpson".into(), biped_contact, 2),
+        ("quadruped contact simpson".into(), quadruped_contact, 2),
     ]
 }
 

@@ -5,6 +5,7 @@
 
 mod optimization;
 mod simulation;
+mod terrain;
 
 pub use optimization::{
     BodyPoint, Costs, FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges,

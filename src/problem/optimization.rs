@@ -30,7 +30,9 @@
 //! output: results/pendulum_swingup_2
 //! ```
 
+use super::terrain::{TerrainFile, contact_model};
 use super::{ProblemError, read_yaml, relative_to};
+use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Mat3, Transform, Vec3};
 use crate::sqp::{QpBackend, Settings};
@@ -271,6 +273,8 @@ pub struct TrajectoryProblem {
     pub initial_guess: InitialGuess,
     /// Output directory.
     pub output: PathBuf,
+    /// Contact with the terrain, if the problem has a `terrain:`.
+    pub contact: Option<ContactModel>,
 }
 
 /// Command-line values that replace those of the file.
@@ -310,6 +314,8 @@ struct ProblemFile {
     solver: Settings,
     initial_guess: Option<Value>,
     output: Option<String>,
+    terrain: Option<TerrainFile>,
+    contacts: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1009,6 +1015,7 @@ pub fn load_problem(
             ));
         }
     };
+    let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
     let yaml = std::fs::read(path).unwrap_or_default();
     let urdf = std::fs::read(&robot_path).unwrap_or_default();
     let output = overrides.output.clone().unwrap_or_else(|| match &f.output {
@@ -1038,6 +1045,7 @@ pub fn load_problem(
         solver,
         initial_guess,
         output,
+        contact,
         model,
     })
 }

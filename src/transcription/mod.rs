@@ -8,12 +8,13 @@ mod common;
 mod guess;
 mod solution;
 mod solve;
+mod terms;
 mod variational;
 
 pub use accuracy::{Accuracy, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
 pub use guess::initial_trajectory;
-pub use solution::{Interpolant, Solution};
+pub use solution::{ContactTrajectory, Interpolant, Solution};
 pub use solve::{NlpSize, Outcome, SolveError, solve};
 pub use variational::VariationalNlp;
