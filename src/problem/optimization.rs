@@ -275,7 +275,22 @@ pub struct TrajectoryProblem {
     pub output: PathBuf,
     /// Contact with the terrain, if the problem has a `terrain:`.
     pub contact: Option<ContactModel>,
+    /// How the contact conditions' complementarity is solved.
+    pub complementarity: ComplementarityMethod,
 }
+
+/// How a transcription poses the complementarity of the contact conditions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ComplementarityMethod {
+    /// Each pair goes to the SQP, which relaxes it to `a·b ≤ ε` and drives `ε` to zero.
+    Relaxation,
+    /// Exact ℓ1 penalty: `weight · Σ a·b` (every factor nonnegative) is added to the
+    /// objective, and the pairs are checked after the solve.
+    Penalty(f64),
+}
+
+/// Default weight of the complementarity penalty.
+pub const DEFAULT_PENALTY_WEIGHT: f64 = 100.0;
 
 /// Command-line values that replace those of the file.
 #[derive(Clone, Debug, Default)]
@@ -316,6 +331,14 @@ struct ProblemFile {
     output: Option<String>,
     terrain: Option<TerrainFile>,
     contacts: Option<Vec<String>>,
+    complementarity: Option<ComplementarityFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComplementarityFile {
+    method: String,
+    weight: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1016,6 +1039,33 @@ pub fn load_problem(
         }
     };
     let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
+    let complementarity = match &f.complementarity {
+        None => ComplementarityMethod::Penalty(DEFAULT_PENALTY_WEIGHT),
+        Some(c) => match (c.method.as_str(), c.weight) {
+            ("relaxation", None) => ComplementarityMethod::Relaxation,
+            ("relaxation", Some(_)) => {
+                return Err(
+                    ctx.invalid("complementarity.weight", "applies to method: penalty only")
+                );
+            }
+            ("penalty", w) => {
+                let w = w.unwrap_or(DEFAULT_PENALTY_WEIGHT);
+                if !(w > 0.0 && w.is_finite()) {
+                    return Err(ctx.invalid(
+                        "complementarity.weight",
+                        format!("must be a positive number, got {w}"),
+                    ));
+                }
+                ComplementarityMethod::Penalty(w)
+            }
+            (other, _) => {
+                return Err(ctx.invalid(
+                    "complementarity.method",
+                    format!("'{other}' is not a method (relaxation or penalty)"),
+                ));
+            }
+        },
+    };
     let yaml = std::fs::read(path).unwrap_or_default();
     let urdf = std::fs::read(&robot_path).unwrap_or_default();
     let output = overrides.output.clone().unwrap_or_else(|| match &f.output {
@@ -1046,6 +1096,7 @@ pub fn load_problem(
         initial_guess,
         output,
         contact,
+        complementarity,
         model,
     })
 }

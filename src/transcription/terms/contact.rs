@@ -9,7 +9,7 @@
 
 use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
 use crate::contact::{ContactModel, GAP, NORMAL, SLIDING};
-use crate::problem::TrajectoryProblem;
+use crate::problem::{ComplementarityMethod, TrajectoryProblem};
 use crate::vi::PointLoad;
 
 struct Contact {
@@ -18,6 +18,7 @@ struct Contact {
     chains: Vec<Vec<usize>>,
     /// The union of the chains, sorted.
     joints: Vec<usize>,
+    method: ComplementarityMethod,
 }
 
 /// Adds the contact term when the problem has terrain.
@@ -37,6 +38,7 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
         model: model.clone(),
         chains,
         joints,
+        method: prob.complementarity,
     }));
 }
 
@@ -170,8 +172,56 @@ impl PointTerm for Contact {
         }
     }
 
-    /// The gap rows curve in `q`, the slip rows in `q` and `(q, v)`; the variables enter
-    /// linearly.
+    /// With the penalty, `weight · Σ_pairs row · variable` at the point: its gradient is
+    /// `weight (variable ∇row + row e_variable)`.
+    fn cost(
+        &self,
+        _p: &PointInfo,
+        ix: &LocalIndex,
+        local: &Local,
+        scratch: &mut Scratch,
+        grad: Option<(f64, &mut [f64])>,
+    ) -> f64 {
+        let ComplementarityMethod::Penalty(weight) = self.method else {
+            return 0.0;
+        };
+        self.sample(local, scratch, grad.is_some());
+        let Some(sample) = scratch.contact.as_ref() else {
+            return 0.0;
+        };
+        let k = self.model.per_site();
+        let pairs = self.model.pairs();
+        let constant = self.model.variable_derivatives();
+        let mut f = 0.0;
+        for l in 0..self.model.sites.len() {
+            for &(row, var) in &pairs {
+                f += sample.rows[l * k + row] * local.own[l * k + var];
+            }
+        }
+        if let Some((s, g)) = grad {
+            let w = s * weight;
+            for (l, chain) in self.chains.iter().enumerate() {
+                for &(row, var) in &pairs {
+                    let (r, z) = (l * k + row, l * k + var);
+                    let factor = w * local.own[z];
+                    for &j in chain {
+                        g[ix.q(j)] += factor * sample.rows_dq[(r, j)];
+                        g[ix.v(j)] += factor * sample.rows_dv[(r, j)];
+                    }
+                    for &(cr, cv, value) in &constant {
+                        if cr == row {
+                            g[ix.own(l * k + cv)] += factor * value;
+                        }
+                    }
+                    g[ix.own(z)] += w * sample.rows[r];
+                }
+            }
+        }
+        weight * f
+    }
+
+    /// The gap rows curve in `q`, the slip rows in `q` and `(q, v)`; the variables enter the
+    /// rows linearly. The penalty adds each pair's variable against its row's arguments.
     fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         for &a in &self.joints {
             for &b in &self.joints {
@@ -181,9 +231,31 @@ impl PointTerm for Contact {
                 out.push((ix.v(a), ix.q(b)));
             }
         }
+        if let ComplementarityMethod::Penalty(_) = self.method {
+            let k = self.model.per_site();
+            let constant = self.model.variable_derivatives();
+            for (l, chain) in self.chains.iter().enumerate() {
+                for (row, var) in self.model.pairs() {
+                    let z = ix.own(l * k + var);
+                    for &j in chain {
+                        out.push((z, ix.q(j)));
+                        out.push((z, ix.v(j)));
+                    }
+                    for &(cr, cv, _) in &constant {
+                        if cr == row {
+                            let other = ix.own(l * k + cv);
+                            out.push((z.max(other), z.min(other)));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     fn complementarity(&self, _p: &PointInfo, out: &mut Vec<(Side, Side)>) {
+        if self.method != ComplementarityMethod::Relaxation {
+            return;
+        }
         let k = self.model.per_site();
         for l in 0..self.model.sites.len() {
             for (row, var) in self.model.pairs() {
