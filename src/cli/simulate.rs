@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 use vito::output::{write_simulation_csv, write_simulation_figures};
 use vito::problem::{Integrator, SimulationOverrides, load_simulation};
+use vito::vi::contact_simulation::simulate_with_contact;
 use vito::vi::simulate::simulate;
 
 #[derive(Args, Debug)]
@@ -51,15 +52,26 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         Some(s) => s.sample(t, u),
         None => u.fill(0.0),
     };
-    let sim = simulate(
-        &prob.model,
-        &gal,
-        &prob.q0,
-        &prob.v0,
-        &mut controls,
-        &prob.constraints,
-        &prob.options,
-    );
+    let sim = match &prob.contact {
+        Some(contact) => simulate_with_contact(
+            &prob.model,
+            &gal,
+            &prob.q0,
+            &prob.v0,
+            &mut controls,
+            contact,
+            &prob.options,
+        ),
+        None => simulate(
+            &prob.model,
+            &gal,
+            &prob.q0,
+            &prob.v0,
+            &mut controls,
+            &prob.constraints,
+            &prob.options,
+        ),
+    };
     let elapsed = started.elapsed().as_secs_f64();
     let traj = &sim.trajectory;
     let csv = prob.output.join("trajectory.csv");

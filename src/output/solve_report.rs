@@ -21,6 +21,18 @@ struct HistoryRow {
     qp_iterations: usize,
 }
 
+/// The contact part of a report: the terrain and the residuals of the contact conditions.
+#[derive(Serialize)]
+pub struct ContactReport {
+    /// The terrain (friction, ground, edge radius, boxes, gaps).
+    pub terrain: crate::contact::Terrain,
+    /// The contact points.
+    pub points: Vec<String>,
+    /// Residuals of the contact conditions.
+    #[serde(flatten)]
+    pub residuals: crate::transcription::ContactResiduals,
+}
+
 /// The machine-readable summary of a solve.
 #[derive(Serialize)]
 pub struct Report {
@@ -72,6 +84,9 @@ pub struct Report {
     pub constraints: usize,
     /// Jacobian structural nonzeros.
     pub jacobian_nonzeros: usize,
+    /// How well the solution meets the contact conditions (problems with terrain).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contact: Option<ContactReport>,
     history: Vec<HistoryRow>,
 }
 
@@ -104,6 +119,13 @@ impl Report {
             variables: outcome.size.variables,
             constraints: outcome.size.constraints,
             jacobian_nonzeros: outcome.size.jacobian_nonzeros,
+            contact: outcome.solution.contact.as_ref().zip(outcome.contact).map(
+                |(c, residuals)| ContactReport {
+                    terrain: c.terrain.clone(),
+                    points: c.names.clone(),
+                    residuals,
+                },
+            ),
             history: r
                 .history
                 .iter()
@@ -122,7 +144,7 @@ impl Report {
 }
 
 /// `t, q_<joint>…, v_<joint>…, u_<joint>…` at the given times, sampled from the solution's
-/// interpolant.
+/// interpolant, then the contact columns (linear between the points) when there is contact.
 pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
     times
         .iter()
@@ -132,6 +154,9 @@ pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
             row.extend(q);
             row.extend(v);
             row.extend(u);
+            if let Some(c) = &sol.contact {
+                row.extend(c.sample(&sol.times, t));
+            }
             row
         })
         .collect()
@@ -151,6 +176,9 @@ fn header(sol: &Solution) -> Vec<String> {
     h.extend(sol.joint_names.iter().map(|j| format!("q_{j}")));
     h.extend(sol.joint_names.iter().map(|j| format!("v_{j}")));
     h.extend(sol.actuated_names.iter().map(|j| format!("u_{j}")));
+    if let Some(c) = &sol.contact {
+        h.extend(c.header());
+    }
     h
 }
 
@@ -182,6 +210,9 @@ pub fn write_solve_report(
             row.extend(&sol.q[p]);
             row.extend(&sol.v[p]);
             row.extend(&sol.u[p]);
+            if let Some(c) = &sol.contact {
+                row.extend(c.row(p));
+            }
             row
         })
         .collect();

@@ -106,6 +106,8 @@ struct SimulationFile {
     #[serde(default)]
     newton: NewtonFile,
     output: Option<String>,
+    terrain: Option<super::terrain::TerrainFile>,
+    contacts: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -211,6 +213,8 @@ pub struct SimulationProblem {
     pub torques: Option<TorqueSchedule>,
     /// Holonomic constraints.
     pub constraints: Vec<PointConstraint>,
+    /// Contact with the terrain, if the file has a `terrain:`.
+    pub contact: Option<crate::contact::ContactModel>,
     /// Output directory.
     pub output: PathBuf,
 }
@@ -331,11 +335,21 @@ pub fn load_simulation(
         Some(t) => Some(torque_schedule(&model, t, &invalid)?),
     };
     let constraints = constraints(&model, &f.constraints, &f.q0, &invalid)?;
+    let contact =
+        super::terrain::contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
+    if contact.is_some() && !constraints.is_empty() {
+        return Err(invalid(
+            "constraints",
+            "holonomic constraints cannot be combined with terrain contact in one simulation"
+                .into(),
+        ));
+    }
     let output = overrides.output.clone().unwrap_or_else(|| match &f.output {
         Some(o) => PathBuf::from(o),
         None => PathBuf::from("results").join(&name),
     });
     Ok(SimulationProblem {
+        contact,
         name,
         integrator: overrides.integrator.unwrap_or(f.integrator),
         options: SimulationOptions {

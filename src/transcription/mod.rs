@@ -5,6 +5,7 @@
 mod accuracy;
 mod collocation;
 mod common;
+mod contact;
 mod guess;
 mod solution;
 mod solve;
@@ -14,7 +15,8 @@ mod variational;
 pub use accuracy::{Accuracy, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
+pub use contact::{ContactResiduals, ContactTrajectory};
 pub use guess::initial_trajectory;
-pub use solution::{ContactTrajectory, Interpolant, Solution};
+pub use solution::{Interpolant, Solution};
 pub use solve::{NlpSize, Outcome, SolveError, solve};
 pub use variational::VariationalNlp;

@@ -1,7 +1,7 @@
 //! An optimized trajectory in the transcription's own terms: its control points and its own
 //! interpolant, which samples `q(t)`, `q̇(t)` and `u(t)` at any time.
 
-pub use super::terms::ContactTrajectory;
+use super::contact::ContactTrajectory;
 use crate::collocation::{HermiteSimpsonLayout, Var, interpolate};
 use crate::vi::Galerkin;
 

@@ -1,7 +1,8 @@
 //! Solving a problem: transcribe, run the SQP, and read the trajectory back.
 
-use super::{CollocationNlp, Solution, VariationalNlp};
+use super::{CollocationNlp, ContactResiduals, Solution, VariationalNlp};
 use crate::problem::{TrajectoryProblem, TranscriptionKind};
+use crate::sqp::Status;
 use crate::sqp::{LogObserver, Nlp, Solver, SqpError, SqpResult};
 use std::io::Write;
 
@@ -25,6 +26,8 @@ pub struct Outcome {
     pub solution: Solution,
     /// The NLP's size.
     pub size: NlpSize,
+    /// How well the solution meets the contact conditions, when the problem has contact.
+    pub contact: Option<ContactResiduals>,
 }
 
 /// Why a problem could not be solved at all (as opposed to a solve that did not converge,
@@ -55,7 +58,7 @@ fn size_of(nlp: &dyn Nlp) -> NlpSize {
 pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, SolveError> {
     let solver = Solver::new(prob.solver.clone())?;
     let mut observer = LogObserver::new(log, prob.solver.print_level);
-    match prob.transcription {
+    let mut outcome = match prob.transcription {
         TranscriptionKind::Variational(s) => {
             let mut nlp = VariationalNlp::new(prob, s).map_err(SolveError::Transcription)?;
             run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
@@ -64,7 +67,46 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
             let mut nlp = CollocationNlp::new(prob).map_err(SolveError::Transcription)?;
             run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
         }
+    }?;
+    check_contact(prob, &mut outcome);
+    Ok(outcome)
+}
+
+/// Measures the contact conditions of the solution and keeps `Converged` only when they hold:
+/// every complementarity product within `complementarity_tolerance`, penetration and
+/// friction-cone violation within `constraint_tolerance` (the cone's in units of the force
+/// scale). A converged solve that misses them is `Acceptable` when the acceptable tolerances
+/// hold and `LocallyInfeasible` otherwise: a local solution of the penalized problem that is
+/// not complementary.
+fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
+    let Some(contact) = &outcome.solution.contact else {
+        return;
+    };
+    let s = &prob.solver;
+    let res = contact.residuals(s.constraint_tolerance);
+    outcome.contact = Some(res);
+    let within = |product: f64, violation: f64| {
+        res.largest_complementarity_product <= product
+            && res.deepest_penetration <= violation
+            && res.largest_friction_cone_violation <= violation * contact.force_scale
+    };
+    let r = &mut outcome.result;
+    if r.status != Status::Converged || within(s.complementarity_tolerance, s.constraint_tolerance)
+    {
+        return;
     }
+    r.status = if within(s.acceptable_tolerance, s.acceptable_constraint_tolerance) {
+        Status::Acceptable
+    } else {
+        Status::LocallyInfeasible
+    };
+    r.message = format!(
+        "the KKT conditions hold but the contact conditions do not: largest complementarity \
+         product {:.1e}, penetration {:.1e} m, friction-cone violation {:.1e} N",
+        res.largest_complementarity_product,
+        res.deepest_penetration,
+        res.largest_friction_cone_violation
+    );
 }
 
 /// Solves a transcribed `nlp` and reads its trajectory back with `solution`.
@@ -81,5 +123,6 @@ fn run<N: Nlp>(
         result,
         solution,
         size,
+        contact: None,
     })
 }

@@ -20,6 +20,7 @@
 //! quadrature, `F_d^{k,α} = w^α Δt F(t^{k,α})`.
 
 mod constrained;
+pub mod contact_simulation;
 mod del;
 pub mod galerkin;
 mod linearize;

@@ -32,6 +32,7 @@ mod terminal;
 mod tracking;
 
 use super::common::{FD_STEP, Points};
+use super::contact::ContactTrajectory;
 use crate::contact::ContactSample;
 use crate::dynamics::{Workspace, forward_kinematics};
 use crate::model::Model;
@@ -419,31 +420,6 @@ struct PointState {
     block: DMatrix<f64>,
     hess: Vec<f64>,
     rows: Vec<f64>,
-}
-
-/// The contact state at every point of a trajectory: forces, positions, the contact rows
-/// `(gap, cone, slip_1..D)` and variables `(c, ψ, b_1..D)` of each contact point (see
-/// `contact/conditions.rs`).
-#[derive(Clone, Debug)]
-pub struct ContactTrajectory {
-    /// Contact point names.
-    pub names: Vec<String>,
-    /// Force scale `σ` (N per unit of `c`, `b`).
-    pub force_scale: f64,
-    /// Friction directions per point.
-    pub directions: usize,
-    /// Friction coefficient.
-    pub friction: f64,
-    /// The terrain.
-    pub terrain: crate::contact::Terrain,
-    /// `[point][contact]` world force (N).
-    pub forces: Vec<Vec<Vec3>>,
-    /// `[point][contact]` world position of the contact sphere's centre.
-    pub positions: Vec<Vec<Vec3>>,
-    /// `[point][contact·(2+D) + row]`.
-    pub rows: Vec<Vec<f64>>,
-    /// `[point][contact·(2+D) + variable]`.
-    pub variables: Vec<Vec<f64>>,
 }
 
 /// Buffers for evaluating the forces of the terms' loads at one point at a time (one per
