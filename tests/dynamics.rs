@@ -3,7 +3,7 @@
 
 mod fixtures;
 
-use fixtures::{double_pendulum, random_tree, rel_err, shipped_robots, states};
+use fixtures::{double_pendulum, quirk_robots, random_tree, rel_err, shipped_robots, states};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,
@@ -27,6 +27,7 @@ fn models() -> Vec<(String, Model)> {
             out.push((format!("{name} as fixed"), fixed));
         }
     }
+    out.extend(quirk_robots());
     out
 }
 

@@ -7,6 +7,9 @@
 //! base: fixed                       # fixed | planar | floating
 //! gravity: [0, 0, -9.81]
 //! actuated: [joint2]                # optional: only these joints have motors
+//! lock: {joint1: 0.3}               # optional: weld joints (null: 0 or mid-range)
+//! uncouple: [finger2]               # optional: mimic joints that move on their own
+//! contact_points: [{name: toe, frame: foot, offset: [0, 0, -0.02], radius: 0.01}]
 //! duration: 3.0                     # horizon T (s)
 //! stages: 30                        # N stages (intervals)
 //! transcription: simpson_vi         # simpson_vi | trapezoid_vi | {galerkin: S} | hermite_simpson
@@ -30,7 +33,7 @@
 //! output: results/pendulum_swingup_2
 //! ```
 
-use super::{ProblemError, read_yaml, relative_to};
+use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Mat3, Transform, Vec3};
 use crate::sqp::{QpBackend, Settings};
@@ -293,6 +296,12 @@ struct ProblemFile {
     base: BaseKind,
     gravity: Option<[f64; 3]>,
     actuated: Option<Vec<String>>,
+    #[serde(default)]
+    lock: std::collections::BTreeMap<String, Option<f64>>,
+    #[serde(default)]
+    uncouple: Vec<String>,
+    #[serde(default)]
+    contact_points: Vec<ContactPointFile>,
     duration: f64,
     stages: usize,
     transcription: Option<Value>,
@@ -739,9 +748,36 @@ pub fn load_problem(
             source,
         })?
         .with_gravity(Vec3::from(gravity));
+    model = ModelEdits {
+        lock: &f.lock,
+        uncouple: &f.uncouple,
+        contact_points: &f.contact_points,
+    }
+    .apply(model, &shown)?;
     if let Some(names) = &f.actuated {
         model = model
             .with_actuated(names)
+            .map_err(|m| early("actuated", m))?;
+    }
+    // A mimic follower's torque stands for the coupling's constraint force, so it is actuated.
+    if model
+        .couplings()
+        .iter()
+        .any(|c| !model.joint(c.follower).actuated)
+    {
+        let mut names: Vec<String> = model
+            .actuated_joints()
+            .iter()
+            .map(|&i| model.joint(i).name.clone())
+            .collect();
+        names.extend(
+            model
+                .couplings()
+                .iter()
+                .map(|c| model.joint(c.follower).name.clone()),
+        );
+        model = model
+            .with_actuated(&names)
             .map_err(|m| early("actuated", m))?;
     }
     let transcription = match (&overrides.transcription, &f.transcription) {
@@ -883,7 +919,16 @@ pub fn load_problem(
             time,
         });
     }
-    let mut constraints = Vec::new();
+    let mut constraints: Vec<PathConstraint> = model
+        .couplings()
+        .iter()
+        .map(|c| PathConstraint::JointEquality {
+            a: c.follower,
+            b: c.leader,
+            ratio: c.multiplier,
+            offset: c.offset,
+        })
+        .collect();
     for (k, c) in f.constraints.iter().enumerate() {
         let field = format!("constraints[{k}]");
         let kinds = [
