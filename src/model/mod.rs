@@ -217,6 +217,17 @@ impl Coupling {
     }
 }
 
+/// One actuator input acting on one joint: joint `joint` receives `factor · u_column`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drive {
+    /// The actuator input (index into the `u` of [`Model::actuated_joints`]).
+    pub column: usize,
+    /// The joint it acts on.
+    pub joint: usize,
+    /// The factor.
+    pub factor: f64,
+}
+
 /// What loading and reducing the model did: links merged into other bodies, joints locked,
 /// inertias warned about or projected. `vito model` prints it; the other commands print the
 /// warnings.
@@ -242,6 +253,7 @@ pub struct Model {
     contacts: Vec<ContactPoint>,
     frames: Vec<Frame>,
     couplings: Vec<Coupling>,
+    coupling_forces: bool,
     report: ModelReport,
     gravity: Vec3,
 }
@@ -273,6 +285,7 @@ impl Model {
             contacts,
             frames,
             couplings: Vec::new(),
+            coupling_forces: false,
             report: ModelReport::default(),
             gravity: Vec3::new(0.0, 0.0, -STANDARD_GRAVITY),
         }
@@ -380,6 +393,53 @@ impl Model {
         };
         self.contacts.push(point);
         Ok(self)
+    }
+
+    /// The same model with each coupled follower's actuator input standing for its coupling's
+    /// constraint force: the follower is actuated, and its input `λ` acts as the generalized
+    /// force `λ ∇h = λ (e_f − m e_l)` of `h = q_f − m q_l − o`, on the follower with factor 1
+    /// and on the leader with factor `−m` ([`Model::drives`]). With `h = 0` imposed along the
+    /// path, the leader's input is then the torque of the mechanism's one motor, exactly as in
+    /// the chain reduced by hand.
+    pub fn with_coupling_forces(mut self) -> Self {
+        for c in &self.couplings {
+            self.joints[c.follower].actuated = true;
+        }
+        self.coupling_forces = true;
+        self
+    }
+
+    /// Whether coupled followers' inputs are coupling forces ([`Model::with_coupling_forces`]).
+    pub fn has_coupling_forces(&self) -> bool {
+        self.coupling_forces
+    }
+
+    /// How the actuator inputs act on the joints: each actuated joint's own input with factor 1,
+    /// then, with [`Model::with_coupling_forces`], each coupled follower's input on its leader
+    /// with factor `−m`.
+    pub fn drives(&self) -> Vec<Drive> {
+        let actuated = self.actuated_joints();
+        let mut out: Vec<Drive> = actuated
+            .iter()
+            .enumerate()
+            .map(|(column, &joint)| Drive {
+                column,
+                joint,
+                factor: 1.0,
+            })
+            .collect();
+        if self.coupling_forces {
+            for c in &self.couplings {
+                if let Some(column) = actuated.iter().position(|&i| i == c.follower) {
+                    out.push(Drive {
+                        column,
+                        joint: c.leader,
+                        factor: -c.multiplier,
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// The mimic couplings still applied.

@@ -759,27 +759,8 @@ pub fn load_problem(
             .with_actuated(names)
             .map_err(|m| early("actuated", m))?;
     }
-    // A mimic follower's torque stands for the coupling's constraint force, so it is actuated.
-    if model
-        .couplings()
-        .iter()
-        .any(|c| !model.joint(c.follower).actuated)
-    {
-        let mut names: Vec<String> = model
-            .actuated_joints()
-            .iter()
-            .map(|&i| model.joint(i).name.clone())
-            .collect();
-        names.extend(
-            model
-                .couplings()
-                .iter()
-                .map(|c| model.joint(c.follower).name.clone()),
-        );
-        model = model
-            .with_actuated(&names)
-            .map_err(|m| early("actuated", m))?;
-    }
+    // Each coupled follower's input is its coupling's constraint force: free and unbounded.
+    model = model.with_coupling_forces();
     let transcription = match (&overrides.transcription, &f.transcription) {
         (Some(t), _) => *t,
         (None, None) => TranscriptionKind::Variational(2),
@@ -805,6 +786,23 @@ pub fn load_problem(
             ));
         }
     };
+    if transcription == TranscriptionKind::HermiteSimpson && !model.couplings().is_empty() {
+        // Collocation has velocity and acceleration variables of its own that a coupling of
+        // positions does not tie; the variational transcription has none.
+        let followers: Vec<&str> = model
+            .couplings()
+            .iter()
+            .map(|c| model.joint(c.follower).name.as_str())
+            .collect();
+        return Err(early(
+            "transcription",
+            format!(
+                "hermite_simpson does not apply mimic couplings (joints {}); use a variational \
+                 transcription, or list the joints under lock or uncouple",
+                followers.join(", ")
+            ),
+        ));
+    }
     let ctx = Ctx {
         path: &shown,
         model: &model,
@@ -843,7 +841,7 @@ pub fn load_problem(
             &all,
         ),
     )?;
-    let u_bounds = ctx.bounds(
+    let mut u_bounds = ctx.bounds(
         "bounds.u",
         f.bounds.u.as_ref(),
         &actuated,
@@ -869,7 +867,7 @@ pub fn load_problem(
             }
         }
     }
-    let effort = match &f.costs.effort {
+    let mut effort = match &f.costs.effort {
         None => vec![0.0; actuated.len()],
         Some(v) if v.as_f64().is_some() => {
             let w = ctx.nonnegative("costs.effort", ctx.number("costs.effort", v)?)?;
@@ -883,6 +881,14 @@ pub fn load_problem(
             &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
         )?,
     };
+    // A coupled follower's input is a constraint force, not a motor: unbounded and free.
+    for c in model.couplings() {
+        if let Some(k) = actuated.iter().position(|&i| i == c.follower) {
+            u_bounds.lower[k] = f64::NEG_INFINITY;
+            u_bounds.upper[k] = f64::INFINITY;
+            effort[k] = 0.0;
+        }
+    }
     let tracking = match &f.costs.tracking {
         None => None,
         Some(t) => Some((

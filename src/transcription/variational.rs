@@ -174,7 +174,7 @@ impl<'a> VariationalNlp<'a> {
                 } else {
                     s
                 };
-                blocks * ((s + 1) * n * n + n_u)
+                blocks * ((s + 1) * n * n + model.drives().len())
             })
             .collect();
         let stages = (0..big_n)
@@ -626,7 +626,7 @@ impl Nlp for VariationalNlp<'_> {
 
     fn jacobian_structure(&self) -> Vec<(usize, usize)> {
         let (n, s) = (self.n, self.gal.s());
-        let actuated = self.prob.model.actuated_joints();
+        let drives = self.prob.model.drives();
         let mut t = Vec::new();
         for k in 0..self.prob.stages {
             for al in 0..=s {
@@ -641,8 +641,8 @@ impl Nlp for VariationalNlp<'_> {
                         }
                     }
                 }
-                for (c, &i) in actuated.iter().enumerate() {
-                    t.push((row + i, self.points.u[k * s + al] + c));
+                for d in &drives {
+                    t.push((row + d.joint, self.points.u[k * s + al] + d.column));
                 }
             }
         }
@@ -655,7 +655,7 @@ impl Nlp for VariationalNlp<'_> {
         let model = &self.prob.model;
         let gal = &self.gal;
         let points = &self.points;
-        let actuated = model.actuated_joints();
+        let drives = model.drives();
         let total: usize = self.stage_nnz.iter().sum();
         let (stage_values, rest) = values.split_at_mut(total);
         let mut chunks = Vec::with_capacity(self.stage_nnz.len());
@@ -674,7 +674,7 @@ impl Nlp for VariationalNlp<'_> {
                 Self::gather(points, s, n, n_u, k, x, st);
                 let stage = stage_input(dt, &zero_p, &st.q, &st.u);
                 linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
-                let blocks = out.len() / ((s + 1) * n * n + n_u);
+                let blocks = out.len() / ((s + 1) * n * n + drives.len());
                 let mut idx = 0;
                 for al in 0..blocks {
                     for ga in 0..=s {
@@ -685,8 +685,8 @@ impl Nlp for VariationalNlp<'_> {
                             }
                         }
                     }
-                    for (c, &i) in actuated.iter().enumerate() {
-                        out[idx] = st.jac.du[(al * n + i, al * n_u + c)];
+                    for d in &drives {
+                        out[idx] = st.jac.du[(al * n + d.joint, al * n_u + d.column)];
                         idx += 1;
                     }
                 }
