@@ -161,3 +161,42 @@ fn bad_base_and_newton_settings_are_refused() {
     let msg = error_of("newton.yaml", &format!("{GOOD}newton: {{tolerance: -1}}\n"));
     assert_mentions(&msg, &["newton.tolerance", "positive"]);
 }
+
+#[test]
+fn mimic_joints_start_coupled_and_locks_and_contact_points_apply() {
+    let dir = scratch::fresh_dir("vito-sim-mimic");
+    std::fs::write(
+        dir.join("g.urdf"),
+        r#"<robot name="g"><link name="base"/>
+<link name="a"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+<link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+<joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/></joint>
+<joint name="j2" type="revolute"><parent link="base"/><child link="b"/><axis xyz="0 1 0"/>
+<mimic joint="j1" multiplier="0.5" offset="0.2"/></joint></robot>"#,
+    )
+    .unwrap();
+    let load = |body: &str| {
+        let p = dir.join("s.yaml");
+        std::fs::write(
+            &p,
+            format!("robot: g.urdf\ndt: 0.01\nduration: 0.1\n{body}"),
+        )
+        .unwrap();
+        load_simulation(&p, &SimulationOverrides::default()).map_err(|e| e.to_string())
+    };
+    let ok = load("q0: [0.4, 0.4]\nv0: [1, 0.5]\n").unwrap();
+    assert_eq!(ok.model.couplings().len(), 1);
+    let err = load("q0: [0.4, 0.3]\n").unwrap_err();
+    assert_mentions(&err, &["q0[1]", "j2", "follows", "0.4"]);
+    let err = load("q0: [0.4, 0.4]\nv0: [1, 0]\n").unwrap_err();
+    assert_mentions(&err, &["v0[1]", "j2", "0.5"]);
+    assert!(load("q0: [0.4, 0.3]\nuncouple: [j2]\n").is_ok());
+    let locked =
+        load("q0: [0.1]\nlock: {j2: 0.3}\ncontact_points: [{name: p, frame: a, radius: 0.1}]\n")
+            .unwrap();
+    assert_eq!(locked.model.joint_names(), ["j1"]);
+    assert_eq!(locked.model.contact_points()[0].radius, 0.1);
+    // Locked to the world, link b is no frame any more.
+    let err = load("q0: [0.1]\nlock: {j2: 0.3}\ncontact_points: [{name: p, frame: b}]\n");
+    assert_mentions(&err.unwrap_err(), &["contact_points[0]", "'b'"]);
+}
