@@ -379,7 +379,7 @@ impl Model {
                 names.join(", ")
             )
         })?;
-        if !offset.iter().all(|x| x.is_finite()) || !(radius >= 0.0 && radius.is_finite()) {
+        if !(offset.iter().all(|x| x.is_finite()) && radius >= 0.0 && radius.is_finite()) {
             return Err(format!(
                 "contact point '{name}' needs a finite offset and a radius ≥ 0, got {:?} and {radius}",
                 [offset.x, offset.y, offset.z]
