@@ -1,5 +1,6 @@
 //! Malformed motion problems give errors naming the field; none panics.
 
+mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
@@ -273,17 +274,7 @@ fn lock_uncouple_and_contact_points_edit_the_model() {
     }
     // A mimic joint's coupling becomes a joint equality; `uncouple` drops it.
     let dir = scratch::fresh_dir("vito-problem-mimic");
-    std::fs::write(
-        dir.join("g.urdf"),
-        r#"<robot name="g"><link name="base"/>
-<link name="a"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
-<link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
-<joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/></joint>
-<joint name="j2" type="revolute"><parent link="base"/><child link="b"/><axis xyz="0 1 0"/>
-<mimic joint="j1" multiplier="0.5" offset="0.2"/></joint>
-<transmission name="t"><joint name="j1"/></transmission></robot>"#,
-    )
-    .unwrap();
+    std::fs::write(dir.join("g.urdf"), fixtures::quirks::mimic_pair(true)).unwrap();
     let mimic = |extra: &str| {
         let p = dir.join("m.yaml");
         std::fs::write(

@@ -1,5 +1,6 @@
 //! Malformed simulation files give errors naming the field; none panics.
 
+mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
@@ -165,16 +166,7 @@ fn bad_base_and_newton_settings_are_refused() {
 #[test]
 fn mimic_joints_start_coupled_and_locks_and_contact_points_apply() {
     let dir = scratch::fresh_dir("vito-sim-mimic");
-    std::fs::write(
-        dir.join("g.urdf"),
-        r#"<robot name="g"><link name="base"/>
-<link name="a"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
-<link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
-<joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/></joint>
-<joint name="j2" type="revolute"><parent link="base"/><child link="b"/><axis xyz="0 1 0"/>
-<mimic joint="j1" multiplier="0.5" offset="0.2"/></joint></robot>"#,
-    )
-    .unwrap();
+    std::fs::write(dir.join("g.urdf"), fixtures::quirks::mimic_pair(false)).unwrap();
     let load = |body: &str| {
         let p = dir.join("s.yaml");
         std::fs::write(
