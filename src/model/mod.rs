@@ -41,7 +41,8 @@ pub const STANDARD_GRAVITY: f64 = 9.81;
 pub const INERTIA_INDEFINITE_TOLERANCE: f64 = 1e-3;
 
 /// Defects below this fraction of the largest principal moment are round-off of the printed
-/// digits and are neither warned about nor fixed.
+/// digits and are neither warned about nor fixed; a body whose inertia is below this fraction of
+/// the robot's largest moment counts as numerically zero.
 pub const INERTIA_ROUND_OFF: f64 = 1e-9;
 
 /// How the URDF root link is attached to the world.

@@ -14,10 +14,11 @@
 //!   an `effort` or `velocity` of 0 (or none) means no limit.
 //! - `<inertial>`: origin `xyz` and `rpy`, mass and the inertia tensor about the centre of mass in
 //!   the rotated frame. A link with no `<inertial>` or a zero mass is massless (a frame when it
-//!   carries no inertia either); a negative or non-finite mass is refused. The inertia about
-//!   the centre of mass may miss positive semi-definiteness by
-//!   [`super::INERTIA_INDEFINITE_TOLERANCE`] of its largest moment and the triangle inequality
-//!   by any amount (both with a warning per link); more indefinite tensors are refused. With
+//!   carries no inertia either); a negative or non-finite mass is refused. A link inertia that
+//!   misses positive semi-definiteness or the triangle inequality beyond round-off
+//!   ([`super::INERTIA_ROUND_OFF`]) is used as given with a warning per link; a body whose lumped
+//!   inertia about its centre of mass is indefinite beyond
+//!   [`super::INERTIA_INDEFINITE_TOLERANCE`] of its largest moment is refused. With
 //!   [`UrdfOptions::fix_inertia`] each warned-about tensor is replaced by the nearest physical
 //!   one ([`super::nearest_physical`]) and the change is reported.
 //! - A joint whose whole subtree is massless would have a zero mass-matrix column: it is locked
