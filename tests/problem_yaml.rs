@@ -1,5 +1,6 @@
 //! Malformed motion problems give errors naming the field; none panics.
 
+mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
@@ -210,4 +211,99 @@ fn missing_warm_start_file() {
 fn unknown_actuated_joint() {
     let msg = error_of("act.yaml", &format!("{GOOD}actuated: [wrist]\n"));
     assert_mentions(&msg, &["actuated", "wrist"]);
+}
+
+#[test]
+fn lock_uncouple_and_contact_points_edit_the_model() {
+    use vito::problem::PathConstraint;
+    let base = "name: h\nrobot: ROBOTS/humanoid.urdf\nbase: floating\nduration: 1\nstages: 2\n";
+    let text = format!(
+        "{base}lock: {{back_bkz: 0.1, neck_ry: null}}\ncontact_points: [{{name: l_toe, \
+         frame: l_sole, offset: [0.1, 0, 0], radius: 0.01}}, {{name: r_toe, frame: r_sole}}]\n"
+    );
+    let p = write("h.yaml", &text);
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        prob.model.joint_index("back_bkz").is_none() && prob.model.joint_index("neck_ry").is_none()
+    );
+    let locked = &prob.model.report().locked;
+    assert_eq!(
+        (locked[0].joint.as_str(), locked[0].value),
+        ("back_bkz", 0.1)
+    );
+    assert_eq!(
+        (locked[1].joint.as_str(), locked[1].value),
+        ("neck_ry", 0.0)
+    );
+    let c = prob
+        .model
+        .contact_points()
+        .iter()
+        .find(|c| c.name == "l_toe")
+        .unwrap();
+    assert_eq!(c.radius, 0.01);
+    assert!(
+        prob.model
+            .contact_points()
+            .iter()
+            .any(|c| c.name == "r_toe")
+    );
+    assert!(prob.constraints.is_empty());
+    for (bad, words) in [
+        ("lock: {nope: 0}", vec!["lock", "nope"]),
+        ("lock: {neck_ry: 7}", vec!["lock", "neck_ry", "7"]),
+        (
+            "uncouple: [neck_ry]",
+            vec!["uncouple", "neck_ry", "not a mimic joint"],
+        ),
+        (
+            "contact_points: [{name: t, frame: nowhere}]",
+            vec!["contact_points[0]", "nowhere"],
+        ),
+        (
+            "contact_points: [{name: pelvis, frame: l_sole}]",
+            vec!["contact_points[0]", "already"],
+        ),
+        (
+            "contact_points: [{name: t, frame: l_sole, size: 1}]",
+            vec!["size"],
+        ),
+    ] {
+        let msg = error_of("bad.yaml", &format!("{base}{bad}\n"));
+        assert_mentions(&msg, &words);
+    }
+    // A mimic joint's coupling becomes a joint equality; `uncouple` drops it.
+    let dir = scratch::fresh_dir("vito-problem-mimic");
+    std::fs::write(dir.join("g.urdf"), fixtures::quirks::mimic_pair(true)).unwrap();
+    let mimic = |extra: &str| {
+        let p = dir.join("m.yaml");
+        std::fs::write(
+            &p,
+            format!(
+                "name: m\nrobot: g.urdf\nduration: 1\nstages: 2\ncosts: {{effort: 2}}\n{extra}"
+            ),
+        )
+        .unwrap();
+        load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let prob = mimic("");
+    assert_eq!(
+        prob.constraints,
+        [PathConstraint::JointEquality {
+            a: 1,
+            b: 0,
+            ratio: 0.5,
+            offset: 0.2
+        }]
+    );
+    // The passive follower carries the coupling force: actuated, unbounded, free of cost.
+    assert_eq!(prob.model.actuated_joints(), [0, 1]);
+    assert_eq!(prob.costs.effort, [2.0, 0.0]);
+    assert_eq!(prob.u_bounds.upper[1], f64::INFINITY);
+    let prob = mimic("uncouple: [j2]\n");
+    assert!(prob.constraints.is_empty());
+    assert_eq!(prob.model.actuated_joints(), [0]);
+    let prob = mimic("lock: {j1: 0.4}\n");
+    assert_eq!(prob.model.dof(), 0);
+    assert!((prob.model.report().locked[1].value - 0.4).abs() < 1e-15);
 }

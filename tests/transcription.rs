@@ -1,6 +1,7 @@
 //! The transcriptions as NLPs: sizes against seed 000 Table 1, and their Jacobians and
 //! Hessians against central finite differences on small instances.
 
+mod fixtures;
 mod scratch;
 
 use nalgebra::DMatrix;
@@ -83,12 +84,33 @@ const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: f
 duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
 terrain: {friction: 0.6, edge_radius: 0.03, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
 
+/// The mimic chain of `fixtures::quirks`: its follower's input acts on its leader too.
+fn mimic_problem() -> TrajectoryProblem {
+    let dir = scratch::fresh_dir("vito-transcription-mimic");
+    std::fs::write(dir.join("chain.urdf"), fixtures::quirks::mimic_chain()).unwrap();
+    let p = dir.join("m.yaml");
+    std::fs::write(
+        &p,
+        "name: m\nrobot: chain.urdf\nduration: 0.5\nstages: 2\ninitial: {q: [0.1, 0, free]}\n\
+         final: {q: [0.5, 0.2, free]}\ncosts: {effort: 1.0}\n",
+    )
+    .unwrap();
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        prob.model.drives().len(),
+        4,
+        "j1, j3, j2 and j2's force on j1"
+    );
+    prob
+}
+
 fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let p2 = problem("p2.yaml", PENDULUM2);
     let biped = problem("b.yaml", BIPED_FREE_V);
     let biped_contact = problem("bc.yaml", BIPED_CONTACT);
     let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
     vec![
+        ("mimic chain simpson".into(), mimic_problem(), 2),
         ("pendulum2 simpson".into(), p2.clone(), 2),
         ("pendulum2 trapezoid".into(), p2.clone(), 1),
         ("pendulum2 galerkin:3".into(), p2, 3),

@@ -44,6 +44,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             ..ProblemOverrides::default()
         },
     )?;
+    super::print_model_warnings(&base.model);
     let dir = args.output.unwrap_or_else(|| base.output.join("compare"));
     let mut entries = Vec::new();
     let mut worst = Status::Converged;

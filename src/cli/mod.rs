@@ -38,6 +38,13 @@ enum Command {
 }
 
 /// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
+/// Prints the model's load warnings on stderr, one line each.
+fn print_model_warnings(model: &vito::model::Model) {
+    for w in &model.report().warnings {
+        eprintln!("warning: {}: {w}", model.name());
+    }
+}
+
 fn print_stdout(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     match std::io::stdout().lock().write_all(text.as_bytes()) {

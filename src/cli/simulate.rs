@@ -37,6 +37,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         output: args.output,
     };
     let prob = load_simulation(&args.file, &overrides)?;
+    super::print_model_warnings(&prob.model);
     let gal = prob.galerkin();
     eprintln!(
         "simulating '{}' ({} DoF) with the {} integrator (order {}), dt = {} s, {} steps",

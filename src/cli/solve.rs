@@ -104,6 +104,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         transcription: args.transcription,
     };
     let prob = load_problem(&args.file, &overrides)?;
+    super::print_model_warnings(&prob.model);
     let outcome = solve_and_write(&prob, &prob.output)?;
     Ok(exit_for(outcome.result.status))
 }

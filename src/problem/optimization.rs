@@ -7,6 +7,9 @@
 //! base: fixed                       # fixed | planar | floating
 //! gravity: [0, 0, -9.81]
 //! actuated: [joint2]                # optional: only these joints have motors
+//! lock: {joint1: 0.3}               # optional: weld joints (null: 0 or mid-range)
+//! uncouple: [finger2]               # optional: mimic joints that move on their own
+//! contact_points: [{name: toe, frame: foot, offset: [0, 0, -0.02], radius: 0.01}]
 //! duration: 3.0                     # horizon T (s)
 //! stages: 30                        # N stages (intervals)
 //! transcription: simpson_vi         # simpson_vi | trapezoid_vi | {galerkin: S} | hermite_simpson
@@ -31,7 +34,7 @@
 //! ```
 
 use super::terrain::{TerrainFile, contact_model};
-use super::{ProblemError, read_yaml, relative_to};
+use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
 use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Mat3, Transform, Vec3};
@@ -312,6 +315,12 @@ struct ProblemFile {
     base: BaseKind,
     gravity: Option<[f64; 3]>,
     actuated: Option<Vec<String>>,
+    #[serde(default)]
+    lock: std::collections::BTreeMap<String, Option<f64>>,
+    #[serde(default)]
+    uncouple: Vec<String>,
+    #[serde(default)]
+    contact_points: Vec<ContactPointFile>,
     duration: f64,
     stages: usize,
     transcription: Option<Value>,
@@ -768,11 +777,19 @@ pub fn load_problem(
             source,
         })?
         .with_gravity(Vec3::from(gravity));
+    model = ModelEdits {
+        lock: &f.lock,
+        uncouple: &f.uncouple,
+        contact_points: &f.contact_points,
+    }
+    .apply(model, &shown)?;
     if let Some(names) = &f.actuated {
         model = model
             .with_actuated(names)
             .map_err(|m| early("actuated", m))?;
     }
+    // Each coupled follower's input is its coupling's constraint force: free and unbounded.
+    model = model.with_coupling_forces();
     let transcription = match (&overrides.transcription, &f.transcription) {
         (Some(t), _) => *t,
         (None, None) => TranscriptionKind::Variational(2),
@@ -798,6 +815,23 @@ pub fn load_problem(
             ));
         }
     };
+    if transcription == TranscriptionKind::HermiteSimpson && !model.couplings().is_empty() {
+        // Collocation has velocity and acceleration variables of its own that a coupling of
+        // positions does not tie; the variational transcription has none.
+        let followers: Vec<&str> = model
+            .couplings()
+            .iter()
+            .map(|c| model.joint(c.follower).name.as_str())
+            .collect();
+        return Err(early(
+            "transcription",
+            format!(
+                "hermite_simpson does not apply mimic couplings (joints {}); use a variational \
+                 transcription, or list the joints under lock or uncouple",
+                followers.join(", ")
+            ),
+        ));
+    }
     let ctx = Ctx {
         path: &shown,
         model: &model,
@@ -836,7 +870,7 @@ pub fn load_problem(
             &all,
         ),
     )?;
-    let u_bounds = ctx.bounds(
+    let mut u_bounds = ctx.bounds(
         "bounds.u",
         f.bounds.u.as_ref(),
         &actuated,
@@ -862,7 +896,7 @@ pub fn load_problem(
             }
         }
     }
-    let effort = match &f.costs.effort {
+    let mut effort = match &f.costs.effort {
         None => vec![0.0; actuated.len()],
         Some(v) if v.as_f64().is_some() => {
             let w = ctx.nonnegative("costs.effort", ctx.number("costs.effort", v)?)?;
@@ -876,6 +910,14 @@ pub fn load_problem(
             &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
         )?,
     };
+    // A coupled follower's input is a constraint force, not a motor: unbounded and free.
+    for c in model.couplings() {
+        if let Some(k) = actuated.iter().position(|&i| i == c.follower) {
+            u_bounds.lower[k] = f64::NEG_INFINITY;
+            u_bounds.upper[k] = f64::INFINITY;
+            effort[k] = 0.0;
+        }
+    }
     let tracking = match &f.costs.tracking {
         None => None,
         Some(t) => Some((
@@ -912,7 +954,16 @@ pub fn load_problem(
             time,
         });
     }
-    let mut constraints = Vec::new();
+    let mut constraints: Vec<PathConstraint> = model
+        .couplings()
+        .iter()
+        .map(|c| PathConstraint::JointEquality {
+            a: c.follower,
+            b: c.leader,
+            ratio: c.multiplier,
+            offset: c.offset,
+        })
+        .collect();
     for (k, c) in f.constraints.iter().enumerate() {
         let field = format!("constraints[{k}]");
         let kinds = [

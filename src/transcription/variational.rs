@@ -198,7 +198,9 @@ impl<'a> VariationalNlp<'a> {
             .map(|k| {
                 (0..=s)
                     .filter(|&al| al < s || k + 1 < big_n || last.is_some())
-                    .map(|al| (s + 1) * n * n + n_u + stage_force_vars[k][al].len() * n)
+                    .map(|al| {
+                        (s + 1) * n * n + model.drives().len() + stage_force_vars[k][al].len() * n
+                    })
                     .sum()
             })
             .collect();
@@ -712,7 +714,7 @@ impl Nlp for VariationalNlp<'_> {
 
     fn jacobian_structure(&self) -> Vec<(usize, usize)> {
         let (n, s) = (self.n, self.gal.s());
-        let actuated = self.prob.model.actuated_joints();
+        let drives = self.prob.model.drives();
         let mut t = Vec::new();
         for k in 0..self.prob.stages {
             for al in 0..=s {
@@ -727,8 +729,8 @@ impl Nlp for VariationalNlp<'_> {
                         }
                     }
                 }
-                for (c, &i) in actuated.iter().enumerate() {
-                    t.push((row + i, self.points.u[k * s + al] + c));
+                for d in &drives {
+                    t.push((row + d.joint, self.points.u[k * s + al] + d.column));
                 }
                 for &(_, var) in &self.stage_force_vars[k][al] {
                     for i in 0..n {
@@ -750,7 +752,7 @@ impl Nlp for VariationalNlp<'_> {
         let terms = &self.terms;
         let loads = &self.loads;
         let nl = loads.len();
-        let actuated = model.actuated_joints();
+        let drives = model.drives();
         let total: usize = self.stage_nnz.iter().sum();
         let (stage_values, rest) = values.split_at_mut(total);
         let mut chunks = Vec::with_capacity(self.stage_nnz.len());
@@ -801,8 +803,8 @@ impl Nlp for VariationalNlp<'_> {
                             }
                         }
                     }
-                    for (c, &i) in actuated.iter().enumerate() {
-                        out[idx] = st.jac.du[(al * n + i, al * n_u + c)];
+                    for d in &drives {
+                        out[idx] = st.jac.du[(al * n + d.joint, al * n_u + d.column)];
                         idx += 1;
                     }
                     for &(l, _, dv) in &st.force_vars[al] {
