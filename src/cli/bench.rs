@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use vito::bench::{StageCase, loglog_slope};
+use vito::bench::{ProblemCase, StageCase, Transcription, TranscriptionCase, loglog_slope};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -37,8 +37,25 @@ struct Report {
     linearize_ns: Vec<f64>,
     newton_dense_ns: Vec<f64>,
     linearize_fd_ns: Vec<f64>,
+    hessian_fd_ns: Vec<f64>,
     exponents: Exponents,
+    transcriptions: Vec<TranscriptionTiming>,
 }
+
+/// One whole transcription at its starting point, timed on thread pools of each size.
+#[derive(Serialize)]
+struct TranscriptionTiming {
+    problem: &'static str,
+    transcription: &'static str,
+    stages: usize,
+    variables: usize,
+    threads: Vec<usize>,
+    hessian_ns: Vec<f64>,
+    evaluation_ns: Vec<f64>,
+}
+
+/// Stages of the whole-transcription benches.
+const TRANSCRIPTION_STAGES: usize = 30;
 
 /// Nanoseconds per call: the best of three batches, each running at least `budget`.
 fn time_ns(budget: Duration, mut f: impl FnMut() -> f64) -> f64 {
@@ -65,11 +82,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         linearize_ns: Vec::new(),
         newton_dense_ns: Vec::new(),
         linearize_fd_ns: Vec::new(),
+        hessian_fd_ns: Vec::new(),
         exponents: Exponents {
             del_eval: 0.0,
             newton: 0.0,
             linearize: 0.0,
         },
+        transcriptions: Vec::new(),
     };
     for &n in &SIZES {
         let mut c = StageCase::pendulum(n, 1);
@@ -78,6 +97,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         r.linearize_ns.push(time_ns(budget, || c.linearize()));
         r.newton_dense_ns.push(time_ns(budget, || c.newton_dense()));
         r.linearize_fd_ns.push(time_ns(budget, || c.linearize_fd()));
+        r.hessian_fd_ns
+            .push(time_ns(budget, || c.hessian_by_differences()));
         if !args.json && std::io::stderr().is_terminal() {
             eprintln!("measured N = {n}");
         }
@@ -89,12 +110,49 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         newton: loglog_slope(&x, &r.newton_ns[1..]),
         linearize: loglog_slope(&x, &r.linearize_ns[1..]),
     };
+    let threads = thread_counts();
+    let cases = [
+        ProblemCase::pendulum12(TRANSCRIPTION_STAGES),
+        ProblemCase::humanoid(TRANSCRIPTION_STAGES),
+    ];
+    for case in cases {
+        let case = case.map_err(anyhow::Error::msg)?;
+        for kind in [Transcription::SimpsonVi, Transcription::HermiteSimpson] {
+            let mut c = TranscriptionCase::new(&case.problem, kind).map_err(anyhow::Error::msg)?;
+            let mut t = TranscriptionTiming {
+                problem: case.name,
+                transcription: kind.name(),
+                stages: TRANSCRIPTION_STAGES,
+                variables: c.variables(),
+                threads: threads.clone(),
+                hessian_ns: Vec::new(),
+                evaluation_ns: Vec::new(),
+            };
+            for &k in &threads {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(k).build()?;
+                pool.install(|| {
+                    t.hessian_ns.push(time_ns(budget, || c.hessian()));
+                    t.evaluation_ns.push(time_ns(budget, || c.evaluation()));
+                });
+            }
+            if !args.json && std::io::stderr().is_terminal() {
+                eprintln!("measured {} {}", case.name, kind.name());
+            }
+            r.transcriptions.push(t);
+        }
+    }
     if args.json {
         print_stdout(&(serde_json::to_string(&r)? + "\n"))?;
     } else {
         print_stdout(&table(&r))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One thread, then the size of rayon's global pool (`RAYON_NUM_THREADS`, else the number of
+/// cores), at least 2.
+fn thread_counts() -> Vec<usize> {
+    vec![1, rayon::current_num_threads().max(2)]
 }
 
 fn fmt_ns(ns: f64) -> String {
@@ -137,5 +195,37 @@ fn table(r: &Report) -> String {
         "\nfitted log-log exponents over N = 8..128: DEL eval {:.2}, Newton {:.2}, linearize {:.2}",
         r.exponents.del_eval, r.exponents.newton, r.exponents.linearize
     );
+    let _ = writeln!(
+        s,
+        "\nDynamics Hessian of one stage: central differences of 2(s+1)n linearizations\n"
+    );
+    let _ = writeln!(s, "| N | Hessian FD |");
+    let _ = writeln!(s, "|---:|---:|");
+    for (k, n) in r.sizes.iter().enumerate() {
+        let _ = writeln!(s, "| {n} | {} |", fmt_ns(r.hessian_fd_ns[k]));
+    }
+    let _ = writeln!(
+        s,
+        "\nWhole transcriptions at the starting point ({} stages), by threads\n",
+        TRANSCRIPTION_STAGES
+    );
+    let _ = writeln!(
+        s,
+        "| problem | transcription | variables | threads | Hessian | NLP evaluation |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|");
+    for t in &r.transcriptions {
+        for (k, threads) in t.threads.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {threads} | {} | {} |",
+                t.problem,
+                t.transcription,
+                t.variables,
+                fmt_ns(t.hessian_ns[k]),
+                fmt_ns(t.evaluation_ns[k]),
+            );
+        }
+    }
     s
 }
