@@ -9,7 +9,8 @@ use crate::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
 use crate::sqp::Nlp;
 use crate::transcription::{CollocationNlp, VariationalNlp};
 use crate::vi::{
-    Galerkin, Stage, StageJacobian, StageWorkspace, del_residual, linearize, newton_direction,
+    Galerkin, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient, del_hessian,
+    del_residual, linearize, newton_direction,
 };
 use nalgebra::{DMatrix, DVector};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -35,6 +36,7 @@ pub struct StageCase {
     lambda: Vec<f64>,
     hess: DMatrix<f64>,
     grad: [Vec<f64>; 2],
+    gradient: StageGradient,
 }
 
 impl StageCase {
@@ -79,6 +81,7 @@ impl StageCase {
             lambda,
             hess: DMatrix::zeros(m * n, m * n),
             grad: [vec![0.0; m * n], vec![0.0; m * n]],
+            gradient: StageGradient::new(&model, &gal, 0),
             model,
             gal,
             ws,
@@ -165,6 +168,34 @@ impl StageCase {
     pub fn linearize_fd(&mut self) -> f64 {
         self.finite_differences(0);
         self.fd[(0, 0)]
+    }
+
+    /// The O(n) gradient `∇_q (λᵀ r)` of the stage.
+    pub fn gradient(&mut self) -> f64 {
+        let st = stage(self.dt, &self.p, &self.q, &self.u);
+        del_gradient(
+            &self.model,
+            &self.gal,
+            &mut self.ws,
+            &st,
+            &self.lambda,
+            &mut self.gradient,
+        );
+        self.gradient.dq[0]
+    }
+
+    /// The analytic dynamics Hessian `∇²_q (λᵀ r)` of the stage, O(n²) for the chain.
+    pub fn hessian(&mut self) -> f64 {
+        let st = stage(self.dt, &self.p, &self.q, &self.u);
+        del_hessian(
+            &self.model,
+            &self.gal,
+            &mut self.ws,
+            &st,
+            &self.lambda,
+            &mut self.hess,
+        );
+        self.hess[(0, 0)]
     }
 
     /// The dynamics Hessian `∇²_q (λᵀ r)` of the stage by central differences of `λᵀ J` over

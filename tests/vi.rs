@@ -1,6 +1,8 @@
 //! The variational integrator's stage algorithms against independent routes: finite differences
 //! of the discrete Lagrangian (Algorithm 1), dense solves with finite-difference Jacobians
-//! (Algorithms I.1/I.2) and central finite differences (Algorithms 2, 3 and the chain rule).
+//! (Algorithms I.1/I.2), central finite differences (Algorithms 2, 3 and the chain rule), and
+//! for the gradient and Hessian of `λᵀr` the transposed linearization, central differences of
+//! the gradient and central differences of `λᵀJ` (the route the analytic Hessian replaced).
 
 mod fixtures;
 
@@ -13,8 +15,8 @@ use vito::dynamics::{
 use vito::model::{BaseKind, Model, load_urdf};
 use vito::spatial::Vec3;
 use vito::vi::{
-    Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, del_residual, linearize,
-    newton_direction,
+    Galerkin, PointLoad, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient,
+    del_hessian, del_residual, linearize, newton_direction,
 };
 
 /// A stage with plausible control points, momentum, torques and two point loads.
@@ -309,6 +311,79 @@ fn newton_direction_equals_dense_solves() {
                 e_fd < 1e-6,
                 "{name} s={s}: vs finite-difference Jacobian {e_fd:e}"
             );
+        }
+    }
+}
+
+/// Multipliers of the `s + 1` stage outputs.
+fn multipliers(n: usize, m: usize, seed: u64) -> Vec<f64> {
+    uniform(&mut rng(seed), m * n, 1.0)
+}
+
+#[test]
+fn del_gradient_is_the_transposed_linearization() {
+    for (name, model) in models_all_bases() {
+        for s in [1, 2, 3] {
+            let gal = Galerkin::new(s).unwrap();
+            let d = StageData::random(&model, &gal, 61 + s as u64);
+            let (n, m) = (model.dof(), s + 1);
+            let lambda = multipliers(n, m, 62);
+            let mut ws = StageWorkspace::new(&model, &gal);
+            let mut g = StageGradient::new(&model, &gal, d.loads.len());
+            del_gradient(&model, &gal, &mut ws, &d.stage(), &lambda, &mut g);
+            let mut jac = StageJacobian::new(&model, &gal, d.loads.len());
+            linearize(&model, &gal, &mut ws, &d.stage(), &mut jac);
+            let l = DVector::from_column_slice(&lambda);
+            let want_q = jac.dq.transpose() * &l;
+            let want_f = jac.dforce.transpose() * &l;
+            let eq = (DVector::from_column_slice(&g.dq) - &want_q).norm() / want_q.norm();
+            let ef = (DVector::from_column_slice(&g.dforce) - &want_f).norm() / want_f.norm();
+            assert!(eq < 1e-11, "{name} s={s}: ∂(λᵀr)/∂q relative error {eq:e}");
+            assert!(ef < 1e-12, "{name} s={s}: ∂(λᵀr)/∂f relative error {ef:e}");
+        }
+    }
+}
+
+#[test]
+fn del_hessian_is_the_jacobian_of_the_gradient_and_of_lambda_j() {
+    for (name, model) in models_all_bases() {
+        for s in [1, 2, 3] {
+            let gal = Galerkin::new(s).unwrap();
+            let d = StageData::random(&model, &gal, 71 + s as u64);
+            let (n, m) = (model.dof(), s + 1);
+            let lambda = multipliers(n, m, 72);
+            let mut ws = StageWorkspace::new(&model, &gal);
+            let mut hess = DMatrix::zeros(m * n, m * n);
+            del_hessian(&model, &gal, &mut ws, &d.stage(), &lambda, &mut hess);
+            assert!(
+                (&hess - hess.transpose()).amax() < 1e-12 * hess.amax(),
+                "{name} s={s}: not symmetric"
+            );
+            let h = 1e-6;
+            let mut g = StageGradient::new(&model, &gal, d.loads.len());
+            let by_gradient = fd_columns(d.q.len(), h, |k, e| {
+                let mut q = d.q.clone();
+                q[k] += e;
+                let st = Stage { q: &q, ..d.stage() };
+                del_gradient(&model, &gal, &mut ws, &st, &lambda, &mut g);
+                DVector::from_column_slice(&g.dq)
+            });
+            let e = frob_rel(&hess, &by_gradient);
+            assert!(
+                e < 1e-6,
+                "{name} s={s}: vs differences of the gradient {e:e}"
+            );
+            let mut jac = StageJacobian::new(&model, &gal, d.loads.len());
+            let l = DVector::from_column_slice(&lambda);
+            let by_linearization = fd_columns(d.q.len(), h, |k, e| {
+                let mut q = d.q.clone();
+                q[k] += e;
+                let st = Stage { q: &q, ..d.stage() };
+                linearize(&model, &gal, &mut ws, &st, &mut jac);
+                jac.dq.transpose() * &l
+            });
+            let e = frob_rel(&hess, &by_linearization);
+            assert!(e < 1e-6, "{name} s={s}: vs differences of λᵀJ {e:e}");
         }
     }
 }
