@@ -315,7 +315,7 @@ impl Transcription {
 
 /// A transcribed problem at its starting point with fixed multipliers, and its buffers.
 pub struct TranscriptionCase<'a> {
-    nlp: Box<dyn Nlp + Send + 'a>,
+    nlp: Transcribed<'a>,
     x: Vec<f64>,
     lambda: Vec<f64>,
     grad: Vec<f64>,
@@ -324,21 +324,38 @@ pub struct TranscriptionCase<'a> {
     hess: Vec<f64>,
 }
 
+enum Transcribed<'a> {
+    Vi(Box<VariationalNlp<'a>>),
+    Hs(Box<CollocationNlp<'a>>),
+}
+
+impl Transcribed<'_> {
+    fn nlp(&mut self) -> &mut dyn Nlp {
+        match self {
+            Transcribed::Vi(n) => n.as_mut(),
+            Transcribed::Hs(n) => n.as_mut(),
+        }
+    }
+}
+
 impl<'a> TranscriptionCase<'a> {
     /// Transcribes `problem`; the multipliers are `cos(1.3 r)` for row `r`.
     ///
     /// # Errors
     /// If the transcription cannot be built.
     pub fn new(problem: &'a TrajectoryProblem, kind: Transcription) -> Result<Self, String> {
-        let nlp: Box<dyn Nlp + Send + 'a> = match kind {
-            Transcription::SimpsonVi => Box::new(VariationalNlp::new(problem, 2)?),
-            Transcription::HermiteSimpson => Box::new(CollocationNlp::new(problem)?),
+        let mut nlp = match kind {
+            Transcription::SimpsonVi => Transcribed::Vi(Box::new(VariationalNlp::new(problem, 2)?)),
+            Transcription::HermiteSimpson => {
+                Transcribed::Hs(Box::new(CollocationNlp::new(problem)?))
+            }
         };
-        let mut x = vec![0.0; nlp.num_variables()];
-        nlp.initial_point(&mut x);
-        let m = nlp.num_constraints();
-        let jac = vec![0.0; nlp.jacobian_structure().len()];
-        let hess = vec![0.0; nlp.hessian_structure().map_or(0, |s| s.len())];
+        let n = nlp.nlp();
+        let mut x = vec![0.0; n.num_variables()];
+        n.initial_point(&mut x);
+        let m = n.num_constraints();
+        let jac = vec![0.0; n.jacobian_structure().len()];
+        let hess = vec![0.0; n.hessian_structure().map_or(0, |s| s.len())];
         Ok(Self {
             lambda: (0..m).map(|r| (r as f64 * 1.3).cos()).collect(),
             grad: vec![0.0; x.len()],
@@ -359,19 +376,31 @@ impl<'a> TranscriptionCase<'a> {
     pub fn hessian(&mut self) -> f64 {
         let ok = self
             .nlp
+            .nlp()
             .hessian_values(&self.x, 1.0, &self.lambda, &mut self.hess);
+        ok.map_or(f64::NAN, |()| self.hess.first().copied().unwrap_or(0.0))
+    }
+
+    /// The Hessian of the Lagrangian by the route the analytic dynamics curvature replaced
+    /// (central differences of exact stage or point derivatives). Returns one of its values.
+    pub fn hessian_by_differences(&mut self) -> f64 {
+        let (x, l, h) = (&self.x, &self.lambda, &mut self.hess);
+        let ok = match &mut self.nlp {
+            Transcribed::Vi(n) => n.hessian_values_by_differences(x, 1.0, l, h),
+            Transcribed::Hs(n) => n.hessian_values_by_differences(x, 1.0, l, h),
+        };
         ok.map_or(f64::NAN, |()| self.hess.first().copied().unwrap_or(0.0))
     }
 
     /// Everything an SQP iteration evaluates: objective, gradient, constraints, Jacobian and
     /// Hessian. Returns the objective.
     pub fn evaluation(&mut self) -> f64 {
-        let f = self.nlp.objective(&self.x).unwrap_or(f64::NAN);
-        let ok = self
-            .nlp
+        let nlp = self.nlp.nlp();
+        let f = nlp.objective(&self.x).unwrap_or(f64::NAN);
+        let ok = nlp
             .gradient(&self.x, &mut self.grad)
-            .and_then(|()| self.nlp.constraints(&self.x, &mut self.cons))
-            .and_then(|()| self.nlp.jacobian_values(&self.x, &mut self.jac));
+            .and_then(|()| nlp.constraints(&self.x, &mut self.cons))
+            .and_then(|()| nlp.jacobian_values(&self.x, &mut self.jac));
         self.hessian();
         ok.map_or(f64::NAN, |()| f)
     }

@@ -10,13 +10,15 @@ use fixtures::{random_tree, rng, uniform};
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use vito::dynamics::{
-    Workspace, forward_kinematics, kinetic_energy, point_jacobian, potential_energy,
+    Workspace, bias_forces, forward_kinematics, generalized_momentum, kinetic_energy,
+    point_jacobian, potential_energy,
 };
 use vito::model::{BaseKind, Model, load_urdf};
 use vito::spatial::Vec3;
 use vito::vi::{
-    Galerkin, PointLoad, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient,
-    del_hessian, del_residual, linearize, newton_direction,
+    Galerkin, LagrangianCurvature, PointLoad, PointWorkspace, Stage, StageGradient, StageJacobian,
+    StageWorkspace, del_gradient, del_hessian, del_residual, lagrangian_curvature, linearize,
+    newton_direction,
 };
 
 /// A stage with plausible control points, momentum, torques and two point loads.
@@ -385,5 +387,84 @@ fn del_hessian_is_the_jacobian_of_the_gradient_and_of_lambda_j() {
             let e = frob_rel(&hess, &by_linearization);
             assert!(e < 1e-6, "{name} s={s}: vs differences of λᵀJ {e:e}");
         }
+    }
+}
+
+/// `[[qq, qv], [qvᵀ, vv]]`.
+fn curvature_matrix(c: &LagrangianCurvature) -> DMatrix<f64> {
+    let n = c.qq.nrows();
+    let mut h = DMatrix::zeros(2 * n, 2 * n);
+    h.view_mut((0, 0), (n, n)).copy_from(&c.qq);
+    h.view_mut((0, n), (n, n)).copy_from(&c.qv);
+    h.view_mut((n, 0), (n, n)).copy_from(&c.qv.transpose());
+    h.view_mut((n, n), (n, n)).copy_from(&c.vv);
+    h
+}
+
+#[test]
+fn lagrangian_curvature_matches_differences_of_the_dynamics() {
+    for (name, model) in models_all_bases() {
+        let n = model.dof();
+        let mut r = rng(81);
+        let (q, qd, lambda) = (
+            uniform(&mut r, n, 1.0),
+            uniform(&mut r, n, 2.0),
+            uniform(&mut r, n, 1.0),
+        );
+        let zeros = vec![0.0; n];
+        let mut pw = PointWorkspace::new(&model);
+        let mut c = LagrangianCurvature::new(&model);
+        let mut dws = Workspace::new(&model);
+        let (mut p, mut dp) = (vec![0.0; n], DMatrix::zeros(n, n));
+        // λᵀ M(q) q̇: its gradient is ((∂(M q̇)/∂q)ᵀ λ, M λ) (generalized_momentum).
+        lagrangian_curvature(&model, &mut pw, &q, &qd, &zeros, &lambda, &mut c);
+        let h = 1e-6;
+        let l = DVector::from_column_slice(&lambda);
+        let fd = fd_columns(2 * n, h, |k, e| {
+            let (mut qq, mut vv) = (q.clone(), qd.clone());
+            if k < n {
+                qq[k] += e;
+            } else {
+                vv[k - n] += e;
+            }
+            generalized_momentum(&model, &mut dws, &qq, &vv, &mut p, &mut dp);
+            let gq = dp.transpose() * &l;
+            generalized_momentum(&model, &mut dws, &qq, &lambda, &mut p, &mut dp);
+            let mut g = gq.as_slice().to_vec();
+            g.extend_from_slice(&p);
+            DVector::from_vec(g)
+        });
+        let e = frob_rel(&curvature_matrix(&c), &fd);
+        assert!(e < 1e-7, "{name}: ∇²(λᵀM q̇) relative error {e:e}");
+        // λ·∂L/∂q = λ·((∂(M q̇)/∂q) q̇ − bias(q, q̇)), by second differences.
+        if n > 12 {
+            continue;
+        }
+        lagrangian_curvature(&model, &mut pw, &q, &qd, &lambda, &zeros, &mut c);
+        let mut bias = vec![0.0; n];
+        let mut phi = |x: &[f64]| -> f64 {
+            let (qq, vv) = x.split_at(n);
+            generalized_momentum(&model, &mut dws, qq, vv, &mut p, &mut dp);
+            bias_forces(&model, &mut dws, qq, vv, &mut bias);
+            let dl = &dp * DVector::from_column_slice(vv) - DVector::from_column_slice(&bias);
+            dl.dot(&l)
+        };
+        let mut x: Vec<f64> = q.clone();
+        x.extend_from_slice(&qd);
+        let h = 1e-4;
+        let mut fd = DMatrix::zeros(2 * n, 2 * n);
+        for a in 0..2 * n {
+            for b in 0..2 * n {
+                let mut at = |da: f64, db: f64| {
+                    let mut y = x.clone();
+                    y[a] += da;
+                    y[b] += db;
+                    phi(&y)
+                };
+                fd[(a, b)] = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+            }
+        }
+        let e = frob_rel(&curvature_matrix(&c), &fd);
+        assert!(e < 1e-6, "{name}: ∇²(λ·∂L/∂q) relative error {e:e}");
     }
 }

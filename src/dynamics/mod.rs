@@ -18,6 +18,7 @@ mod momentum;
 mod rk4;
 mod rnea;
 mod rnea_derivatives;
+mod rnea_gradient;
 
 pub use aba::forward_dynamics;
 pub use crba::mass_matrix;
@@ -30,6 +31,7 @@ pub use momentum::generalized_momentum;
 pub use rk4::simulate_rk4;
 pub use rnea::{bias_forces, inverse_dynamics};
 pub use rnea_derivatives::{InverseDynamicsDerivatives, inverse_dynamics_derivatives};
+pub use rnea_gradient::inverse_dynamics_gradient;
 
 use crate::model::Model;
 use crate::spatial::{Mat6, Transform, Vec6};
@@ -53,6 +55,9 @@ pub struct Workspace {
     pub(crate) u: Vec<f64>,
     pub(crate) psi_ddot: Vec<Vec6>,
     pub(crate) coriolis: Vec<Mat6>,
+    pub(crate) lam_bar: Vec<Vec6>,
+    pub(crate) y_sum: Vec<Vec6>,
+    pub(crate) z_sum: Vec<Vec6>,
 }
 
 impl Workspace {
@@ -76,6 +81,9 @@ impl Workspace {
             u: vec![0.0; n],
             psi_ddot: vec![Vec6::zeros(); n],
             coriolis: vec![Mat6::zeros(); n],
+            lam_bar: vec![Vec6::zeros(); n],
+            y_sum: vec![Vec6::zeros(); n],
+            z_sum: vec![Vec6::zeros(); n],
         }
     }
 

@@ -64,39 +64,24 @@ pub(crate) fn evaluate(
     let gravity = model.gravity();
     let newton = detail == Detail::Newton;
     // Forward pass (lines 2–8).
-    for (i, j) in model.joints().iter().enumerate() {
-        let frame = &ws.frames[i];
+    for i in 0..n {
         for al in 0..m {
             let k = ws.idx(i, al);
-            let qi = stage.q[al * n + i];
-            let (g, vpar) = match j.parent {
-                Some(p) => {
-                    let kp = ws.idx(p, al);
-                    (frame.pose(Some(&ws.g[kp]), qi), ws.v[kp])
-                }
-                None => (frame.pose(None, qi), Vec6::zeros()),
-            };
-            let sb = frame.twist(&g);
             let qd: f64 = (0..m)
                 .map(|be| gal.b(al, be) * stage.q[be * n + i])
                 .sum::<f64>()
                 / dt;
-            let v = vpar + sb * qd;
+            body_motion(model, ws, i, al, stage.q[al * n + i], qd);
+            let (frame, g) = (&ws.frames[i], &ws.g[k]);
             let wdt = gal.w(al) * dt;
             // Gravity's wrench at the centre of mass c̄: (c̄ × m g, m g) = (m c̄ × g, m g).
-            let h = frame.world_moment(&g);
+            let h = frame.world_moment(g);
             let mass = frame.inertia.mass;
             ws.fb[k] = stack(&h.cross(&gravity), &(gravity * mass)) * wdt;
             if newton {
-                ws.mb[k] = frame.inertia.transformed(&g).matrix();
+                ws.mb[k] = frame.inertia.transformed(g).matrix();
                 ws.d1f[k] = wrench_stiffness(&(hat(&gravity) * hat(&h)), &(gravity * mass)) * wdt;
             }
-            ws.mu[k] = frame.momentum(&g, &v);
-            ws.g[k] = g;
-            ws.sb[k] = sb;
-            ws.qd[k] = qd;
-            ws.v[k] = v;
-            ws.sd[k] = ad_mul(&v, &sb);
         }
     }
     for al in 0..m {
@@ -149,6 +134,37 @@ pub(crate) fn evaluate(
             ws.r[k] = r;
         }
     }
+}
+
+/// The motion of body `i` at control point `al` from its joint's position `qi` and speed `qd`
+/// and its parent's entries: pose `g`, twist `S̄`, velocity `v̄ = v̄_par + S̄ q̇`, `Ṡ̄ = ad_v̄ S̄` and
+/// the body's own momentum `M̄ v̄` in `ws.mu` (Algorithm 1, lines 3–6).
+#[inline]
+pub(crate) fn body_motion(
+    model: &Model,
+    ws: &mut StageWorkspace,
+    i: usize,
+    al: usize,
+    qi: f64,
+    qd: f64,
+) {
+    let k = ws.idx(i, al);
+    let frame = &ws.frames[i];
+    let (g, vpar) = match model.parent(i) {
+        Some(p) => {
+            let kp = ws.idx(p, al);
+            (frame.pose(Some(&ws.g[kp]), qi), ws.v[kp])
+        }
+        None => (frame.pose(None, qi), Vec6::zeros()),
+    };
+    let sb = frame.twist(&g);
+    let v = vpar + sb * qd;
+    ws.mu[k] = frame.momentum(&g, &v);
+    ws.g[k] = g;
+    ws.sb[k] = sb;
+    ws.qd[k] = qd;
+    ws.v[k] = v;
+    ws.sd[k] = ad_mul(&v, &sb);
 }
 
 /// The spatial wrench `F̄ = (p × f, f)` of a world force `f` at the world point `p`.

@@ -16,9 +16,10 @@
 //! `∂(λᵀr)/∂q^γ = Σ_β (δ_βγ ∂φ_β/∂q + b^{βγ}/Δt ∂φ_β/∂q̇)`.
 
 use super::del::{Detail, evaluate, point_wrench, wrench_stiffness};
+use super::kinematics::JointFrame;
 use super::linearize::body_vectors;
 use super::tangent::vary;
-use super::{Galerkin, PointLoad, Stage, StageWorkspace};
+use super::{Galerkin, Paths, PointLoad, Stage, StageWorkspace};
 use crate::model::Model;
 use crate::spatial::{Transform, Vec3, Vec6, ad_mul, hat, lower, stack, upper};
 
@@ -43,16 +44,22 @@ impl StageGradient {
     }
 }
 
-/// Per-path kinematics of the loads, preallocated.
+/// Buffers for [`load_gradient`]: the joints' constants and the kinematics of one path.
 #[derive(Clone, Debug)]
-pub(crate) struct LoadBuffers {
+pub struct LoadWorkspace {
+    frames: Vec<JointFrame>,
+    tree: Paths,
     pose: Vec<Transform>,
     twist: Vec<Vec6>,
 }
 
-impl LoadBuffers {
-    pub(crate) fn new(n: usize) -> Self {
+impl LoadWorkspace {
+    /// Buffers for `model`.
+    pub fn new(model: &Model) -> Self {
+        let n = model.dof();
         Self {
+            frames: model.joints().iter().map(JointFrame::new).collect(),
+            tree: Paths::new(model),
             pose: vec![Transform::identity(); n],
             twist: vec![Vec6::zeros(); n],
         }
@@ -126,7 +133,7 @@ pub fn del_gradient(
             let q = &stage.q[be * n..(be + 1) * n];
             let dforce = &mut out.dforce[be * nl * 3..(be + 1) * nl * 3];
             let dq = &mut out.dq[be * n..(be + 1) * n];
-            load_gradient(model, ws, q, stage.loads, f, &c1, dq, dforce);
+            load_gradient(model, &mut ws.loads, q, stage.loads, f, &c1, dq, dforce);
         }
         (ws.c1, ws.c2) = (c1, c2);
     }
@@ -166,7 +173,7 @@ pub(crate) fn direction(
 #[allow(clippy::too_many_arguments)]
 pub fn load_gradient(
     model: &Model,
-    ws: &mut StageWorkspace,
+    lw: &mut LoadWorkspace,
     q: &[f64],
     loads: &[PointLoad],
     forces: &[f64],
@@ -183,27 +190,33 @@ pub fn load_gradient(
         forces.len() == loads.len() * 3 && dforce.len() == loads.len() * 3,
         "forces and dforce need 3 entries per load"
     );
-    let lb = &mut ws.loads;
+    assert_eq!(lw.frames.len(), n, "load workspace built for another model");
+    let LoadWorkspace {
+        frames,
+        tree,
+        pose,
+        twist,
+    } = lw;
     for (l, load) in loads.iter().enumerate() {
-        let path = ws.tree.path(load.body);
+        let path = tree.path(load.body);
         let len = path.len();
         for t in (0..len).rev() {
             let k = path[t];
-            let parent = (t + 1 < len).then(|| lb.pose[t + 1]);
-            lb.pose[t] = ws.frames[k].pose(parent.as_ref(), q[k]);
-            lb.twist[t] = ws.frames[k].twist(&lb.pose[t]);
+            let parent = (t + 1 < len).then(|| pose[t + 1]);
+            pose[t] = frames[k].pose(parent.as_ref(), q[k]);
+            twist[t] = frames[k].twist(&pose[t]);
         }
         let f = Vec3::new(forces[3 * l], forces[3 * l + 1], forces[3 * l + 2]);
-        let p = lb.pose[0].transform_point(&load.offset);
+        let p = pose[0].transform_point(&load.offset);
         let wrench = point_wrench(&p, &f);
         let stiffness = wrench_stiffness(&(hat(&f) * hat(&p)), &f);
-        let eta: Vec6 = (0..len).map(|t| lb.twist[t] * c[path[t]]).sum();
+        let eta: Vec6 = (0..len).map(|t| twist[t] * c[path[t]]).sum();
         let w = lower(&eta) + upper(&eta).cross(&p);
         dforce[3 * l..3 * l + 3].copy_from_slice(w.as_slice());
         let d_eta = stiffness.tr_mul(&eta);
         let mut e = Vec6::zeros();
         for t in 0..len {
-            let sj = lb.twist[t];
+            let sj = twist[t];
             e += sj * c[path[t]];
             dq[path[t]] += wrench.dot(&ad_mul(&sj, &e)) + d_eta.dot(&sj);
         }

@@ -93,29 +93,43 @@ fn related_pairs<const M: usize>(
     let n = ws.n;
     let coef = BlockCoefficients::<M>::hessian(gal, dt);
     let out = out.as_mut_slice();
-    let (lb, t) = (&ws.lin, &ws.tangent);
     for i in 0..n {
-        let ki = i * M;
-        let r = ki..ki + M;
-        let (ma, mb, sigma) = (&lb.ma[r.clone()], &lb.mb[r.clone()], &lb.sigma[r.clone()]);
-        let (dma, dmb, dsigma) = (&t.dma[r.clone()], &t.dmb[r.clone()], &t.dsigma[r]);
         for &j in ws.tree.path(i) {
-            let kj = j * M;
-            let r = kj..kj + M;
-            let (sj, sdj) = (&ws.sb[r.clone()], &ws.sd[r.clone()]);
-            let (dsj, dsdj) = (&t.dsb[r.clone()], &t.dsd[r]);
-            let mut v = PairValues::<M>::default();
-            for be in 0..M {
-                v.a[be] = dsj[be].dot(&ma[be]) + sj[be].dot(&dma[be]);
-                v.p[be] = dsdj[be].dot(&ma[be]) + sdj[be].dot(&dma[be]);
-                v.q[be] = dsj[be].dot(&mb[be]) + sj[be].dot(&dmb[be]);
-                v.d[be] = dsdj[be].dot(&mb[be]) + sdj[be].dot(&dmb[be])
-                    - upper(&dsj[be]).dot(&sigma[be])
-                    - upper(&sj[be]).dot(&dsigma[be]);
-            }
-            coef.write(out, n, i, j, &v);
+            coef.write(out, n, i, j, &curvature_pair::<M>(ws, i, j));
         }
     }
+}
+
+/// The derivatives along the direction last varied ([`vary`]) of the pair products of
+/// Algorithms 2 and 3 of the related pair `(i, j)`, `j ∈ anc(i) ∪ {i}`, at the `M = s + 1`
+/// control points of `ws`: `δA = δS̄_j·M̄ᴬ_i + S̄_j·δM̄ᴬ_i`, `δP = δṠ̄_j·M̄ᴬ_i + Ṡ̄_j·δM̄ᴬ_i`,
+/// `δQ = δS̄_j·M̄ᴮ_i + S̄_j·δM̄ᴮ_i`, `δD = δṠ̄_j·M̄ᴮ_i + Ṡ̄_j·δM̄ᴮ_i − δS̄_{j,ω}·σ_i − S̄_{j,ω}·δσ_i`.
+#[inline]
+pub(crate) fn curvature_pair<const M: usize>(
+    ws: &StageWorkspace,
+    i: usize,
+    j: usize,
+) -> PairValues<M> {
+    let (lb, t) = (&ws.lin, &ws.tangent);
+    let (ri, rj) = (i * M..(i + 1) * M, j * M..(j + 1) * M);
+    let (ma, mb, sigma) = (
+        &lb.ma[ri.clone()],
+        &lb.mb[ri.clone()],
+        &lb.sigma[ri.clone()],
+    );
+    let (dma, dmb, dsigma) = (&t.dma[ri.clone()], &t.dmb[ri.clone()], &t.dsigma[ri]);
+    let (sj, sdj) = (&ws.sb[rj.clone()], &ws.sd[rj.clone()]);
+    let (dsj, dsdj) = (&t.dsb[rj.clone()], &t.dsd[rj]);
+    let mut v = PairValues::<M>::default();
+    for be in 0..M {
+        v.a[be] = dsj[be].dot(&ma[be]) + sj[be].dot(&dma[be]);
+        v.p[be] = dsdj[be].dot(&ma[be]) + sdj[be].dot(&dma[be]);
+        v.q[be] = dsj[be].dot(&mb[be]) + sj[be].dot(&dmb[be]);
+        v.d[be] = dsdj[be].dot(&mb[be]) + sdj[be].dot(&dmb[be])
+            - upper(&dsj[be]).dot(&sigma[be])
+            - upper(&sj[be]).dot(&dsigma[be]);
+    }
+    v
 }
 
 /// Adds the loads' curvature at fixed forces, node by node: central differences of
@@ -153,7 +167,7 @@ fn load_curvature(
                 g.fill(0.0);
                 load_gradient(
                     model,
-                    ws,
+                    &mut ws.loads,
                     &lc.q,
                     stage.loads,
                     forces,

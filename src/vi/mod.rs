@@ -26,6 +26,7 @@ mod del_gradient;
 mod del_hessian;
 pub mod galerkin;
 mod kinematics;
+mod lagrangian_curvature;
 mod linearize;
 mod newton;
 pub mod simulate;
@@ -35,9 +36,10 @@ pub use constrained::{
     ConstraintWorkspace, PointConstraint, constrained_newton_direction, constrained_residual,
 };
 pub use del::del_residual;
-pub use del_gradient::{StageGradient, del_gradient, load_gradient};
+pub use del_gradient::{LoadWorkspace, StageGradient, del_gradient, load_gradient};
 pub use del_hessian::{LOAD_DIFFERENCE_STEP, del_hessian};
 pub use galerkin::Galerkin;
+pub use lagrangian_curvature::{LagrangianCurvature, PointWorkspace, lagrangian_curvature};
 pub use linearize::{StageJacobian, linearize};
 pub use newton::{SingularJacobian, newton_direction};
 
@@ -114,15 +116,23 @@ pub struct StageWorkspace {
     /// The direction `(c_1, c_2)` of one control point of [`del_gradient`] and [`del_hessian`].
     pub(crate) c1: Vec<f64>,
     pub(crate) c2: Vec<f64>,
-    pub(crate) loads: del_gradient::LoadBuffers,
+    pub(crate) loads: del_gradient::LoadWorkspace,
     pub(crate) load_curvature: del_hessian::LoadCurvatureBuffers,
 }
 
 impl StageWorkspace {
     /// Buffers for `model` under the integrator `gal`.
     pub fn new(model: &Model, gal: &Galerkin) -> Self {
+        Self::with_intervals(model, gal.s())
+    }
+
+    /// Buffers for one control point (`s = 0`): the single-state algorithms.
+    pub(crate) fn point(model: &Model) -> Self {
+        Self::with_intervals(model, 0)
+    }
+
+    fn with_intervals(model: &Model, s: usize) -> Self {
         let n = model.dof();
-        let s = gal.s();
         let m = s + 1;
         let mut drives = vec![Vec::new(); n];
         for d in model.drives() {
@@ -155,7 +165,7 @@ impl StageWorkspace {
             tangent: tangent::TangentBuffers::new(n, s),
             c1: vec![0.0; n],
             c2: vec![0.0; n],
-            loads: del_gradient::LoadBuffers::new(n),
+            loads: del_gradient::LoadWorkspace::new(model),
             load_curvature: del_hessian::LoadCurvatureBuffers::new(n),
         }
     }
