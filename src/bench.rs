@@ -4,6 +4,9 @@
 //! linearization of Algorithm 1 and the dynamics Hessian by differences of linearizations; and
 //! whole transcriptions of bundled robots at their starting points.
 
+use crate::dynamics::{
+    InverseDynamicsDerivatives, Workspace, inverse_dynamics, inverse_dynamics_derivatives,
+};
 use crate::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
 use crate::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
 use crate::sqp::Nlp;
@@ -37,6 +40,11 @@ pub struct StageCase {
     hess: DMatrix<f64>,
     grad: [Vec<f64>; 2],
     gradient: StageGradient,
+    /// A joint state `(q, q̇, q̈)` for the rigid-body kernels, with their buffers.
+    state: [Vec<f64>; 3],
+    dyn_ws: Workspace,
+    tau: Vec<f64>,
+    derivatives: InverseDynamicsDerivatives,
 }
 
 impl StageCase {
@@ -70,6 +78,7 @@ impl StageCase {
             .collect();
         let p = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let lambda = (0..m * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let a = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let ws = StageWorkspace::new(&model, &gal);
         let jac = StageJacobian::new(&model, &gal, 0);
         Self {
@@ -82,6 +91,10 @@ impl StageCase {
             hess: DMatrix::zeros(m * n, m * n),
             grad: [vec![0.0; m * n], vec![0.0; m * n]],
             gradient: StageGradient::new(&model, &gal, 0),
+            state: [q0, v0, a],
+            dyn_ws: Workspace::new(&model),
+            tau: vec![0.0; n],
+            derivatives: InverseDynamicsDerivatives::new(&model),
             model,
             gal,
             ws,
@@ -90,6 +103,34 @@ impl StageCase {
             p,
             q,
         }
+    }
+
+    /// The number of links.
+    pub fn links(&self) -> usize {
+        self.model.dof()
+    }
+
+    /// The recursive Newton–Euler inverse dynamics at a joint state: the reference kernel of
+    /// the DEL evaluation's cost.
+    pub fn rnea(&mut self) -> f64 {
+        let [q, v, a] = &self.state;
+        inverse_dynamics(&self.model, &mut self.dyn_ws, q, v, a, &mut self.tau);
+        self.tau[0]
+    }
+
+    /// Inverse dynamics with its derivatives (IDSVA): the reference kernel of the
+    /// linearization's cost.
+    pub fn rnea_derivatives(&mut self) -> f64 {
+        let [q, v, a] = &self.state;
+        inverse_dynamics_derivatives(
+            &self.model,
+            &mut self.dyn_ws,
+            q,
+            v,
+            a,
+            &mut self.derivatives,
+        );
+        self.derivatives.dtau_dq[(0, 0)]
     }
 
     /// Algorithm 1: the DEL residual. Returns `‖r‖_∞` (so the work is not optimized away).

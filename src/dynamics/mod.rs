@@ -13,6 +13,7 @@ mod aba;
 mod crba;
 mod energy;
 mod jacobian;
+mod joint_frame;
 mod kinematics;
 mod momentum;
 mod rk4;
@@ -26,6 +27,7 @@ pub use energy::{center_of_mass, kinetic_energy, potential_energy, spring_energy
 pub use jacobian::{
     frame_jacobian, point_force_derivative, point_jacobian, point_velocity_derivative,
 };
+pub(crate) use joint_frame::JointFrame;
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
 pub use rk4::simulate_rk4;
@@ -40,6 +42,7 @@ use crate::spatial::{Mat6, Transform, Vec6};
 #[derive(Clone, Debug)]
 pub struct Workspace {
     n: usize,
+    pub(crate) frames: Vec<JointFrame>,
     pub(crate) pose: Vec<Transform>,
     pub(crate) s_bar: Vec<Vec6>,
     pub(crate) m_bar: Vec<Mat6>,
@@ -66,6 +69,7 @@ impl Workspace {
         let n = model.dof();
         Self {
             n,
+            frames: model.joints().iter().map(JointFrame::new).collect(),
             pose: vec![Transform::identity(); n],
             s_bar: vec![Vec6::zeros(); n],
             m_bar: vec![Mat6::zeros(); n],

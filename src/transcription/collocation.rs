@@ -7,7 +7,7 @@
 //! boundary states and the velocity limits are bounds on `q_p` and `v_p`. The objective uses
 //! Simpson's rule on the same points.
 
-use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_triangle};
+use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_leading_lower_triangle};
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
@@ -348,8 +348,7 @@ impl<'a> CollocationNlp<'a> {
                     }
                 }
                 let tri = 3 * n * (3 * n + 1) / 2;
-                let block = b.hess.view((0, 0), (3 * n, 3 * n)).into_owned();
-                write_lower_triangle(&block, &mut out[..tri]);
+                write_leading_lower_triangle(&b.hess, 3 * n, &mut out[..tri]);
                 let mut idx = tri;
                 for f in 3 * n..b.grad_plus.len() {
                     for j in 0..n {
@@ -402,23 +401,24 @@ impl<'a> CollocationNlp<'a> {
             let (qs, vs) = b.shifted.split_at(n);
             lagrangian_curvature(model, &mut b.pw, qs, vs, &b.zeros, lam, c);
         }
-        let d = |m: &DMatrix<f64>, mm: &DMatrix<f64>, i: usize, j: usize| {
-            if along > 0.0 {
-                (m[(i, j)] - mm[(i, j)]) / (2.0 * h)
-            } else {
-                0.0
+        // D = (A⁺ − A⁻) / 2h, in place.
+        let scale = if along > 0.0 { 0.5 / h } else { 0.0 };
+        for (dp, dm) in [(&mut cp.qq, &cm.qq), (&mut cp.qv, &cm.qv)] {
+            for (a, b) in dp.iter_mut().zip(dm.iter()) {
+                *a = (*a - b) * scale;
             }
-        };
+        }
         b.hess.fill(0.0);
+        let hs = &mut b.hess;
         for j in 0..n {
             for i in 0..n {
-                b.hess[(i, j)] = d(&cp.qq, &cm.qq, i, j) - cb.qq[(i, j)];
-                let qv = d(&cp.qv, &cm.qv, i, j) - cb.qv[(i, j)] + ca.qq[(i, j)];
-                b.hess[(i, n + j)] = qv;
-                b.hess[(n + j, i)] = qv;
-                b.hess[(i, 2 * n + j)] = ca.qv[(i, j)];
-                b.hess[(2 * n + j, i)] = ca.qv[(i, j)];
-                b.hess[(n + i, n + j)] = ca.qv[(i, j)] + ca.qv[(j, i)] - cb.vv[(i, j)];
+                let qv = cp.qv[(i, j)] - cb.qv[(i, j)] + ca.qq[(i, j)];
+                hs[(i, j)] = cp.qq[(i, j)] - cb.qq[(i, j)];
+                hs[(i, n + j)] = qv;
+                hs[(n + j, i)] = qv;
+                hs[(i, 2 * n + j)] = ca.qv[(i, j)];
+                hs[(2 * n + j, i)] = ca.qv[(i, j)];
+                hs[(n + i, n + j)] = ca.qv[(i, j)] + ca.qv[(j, i)] - cb.vv[(i, j)];
             }
         }
         if !loads.is_empty() {

@@ -108,16 +108,21 @@ pub(crate) fn lower_triangle(vars: &[usize], out: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// Writes the lower triangle of the symmetric part `(B + Bᵀ)/2` of a square block, row by row,
-/// in the order of [`lower_triangle`].
-pub(crate) fn write_lower_triangle(block: &DMatrix<f64>, out: &mut [f64]) {
+/// Writes the lower triangle of the symmetric part `(B + Bᵀ)/2` of the leading `len × len`
+/// block of `block`, row by row, in the order of [`lower_triangle`].
+pub(crate) fn write_leading_lower_triangle(block: &DMatrix<f64>, len: usize, out: &mut [f64]) {
     let mut idx = 0;
-    for a in 0..block.nrows() {
+    for a in 0..len {
         for b in 0..=a {
             out[idx] = 0.5 * (block[(a, b)] + block[(b, a)]);
             idx += 1;
         }
     }
+}
+
+/// [`write_leading_lower_triangle`] of a whole square block.
+pub(crate) fn write_lower_triangle(block: &DMatrix<f64>, out: &mut [f64]) {
+    write_leading_lower_triangle(block, block.nrows(), out);
 }
 
 /// Relative step of the central differences that give the Hessians' curvature terms.

@@ -36,8 +36,8 @@ use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::sqp::{Complementarity, EvalError, Nlp};
 use crate::vi::{
-    Galerkin, LoadWorkspace, PointLoad, Stage, StageJacobian, StageWorkspace, del_hessian,
-    del_residual, linearize, load_gradient,
+    Galerkin, LagrangianCurvature, LoadWorkspace, PointLoad, PointWorkspace, Stage, StageJacobian,
+    StageWorkspace, del_hessian, del_residual, lagrangian_curvature, linearize, load_gradient,
 };
 use nalgebra::{DMatrix, Vector3};
 use rayon::prelude::*;
@@ -122,7 +122,17 @@ pub struct VariationalNlp<'a> {
     momentum: Vec<f64>,
     dmomentum: DMatrix<f64>,
     mass: DMatrix<f64>,
+    boundary: BoundaryBuffers,
     start: Vec<f64>,
+}
+
+/// Buffers of [`VariationalNlp::boundary_curvature`].
+struct BoundaryBuffers {
+    pw: PointWorkspace,
+    curvature: LagrangianCurvature,
+    zeros: Vec<f64>,
+    c2: Vec<f64>,
+    block: DMatrix<f64>,
 }
 
 impl<'a> VariationalNlp<'a> {
@@ -287,6 +297,13 @@ impl<'a> VariationalNlp<'a> {
             momentum: vec![0.0; n],
             dmomentum: DMatrix::zeros(n, n),
             mass: DMatrix::zeros(n, n),
+            boundary: BoundaryBuffers {
+                pw: PointWorkspace::new(model),
+                curvature: LagrangianCurvature::new(model),
+                zeros: vec![0.0; n],
+                c2: vec![0.0; n],
+                block: DMatrix::zeros(2 * n, 2 * n),
+            },
             start: Vec::new(),
         };
         nlp.start = nlp.starting_point()?;
@@ -575,10 +592,16 @@ impl<'a> VariationalNlp<'a> {
             let Some(b) = b else { continue };
             let vars = self.boundary_block(&b, g);
             let len = vars.len() * (vars.len() + 1) / 2;
-            let mut gradient = |xs: &[f64], out: &mut [f64]| {
-                self.boundary_gradient(&b, fixed, g, lambda, xs, out);
-            };
-            fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
+            let out = &mut rest[idx..idx + len];
+            match route {
+                Route::Analytic => self.boundary_curvature(&b, fixed, g, lambda, x, out),
+                Route::Differences => {
+                    let mut gradient = |xs: &[f64], out: &mut [f64]| {
+                        self.boundary_gradient(&b, fixed, g, lambda, xs, out);
+                    };
+                    fd_hessian_block(&vars, x, &mut gradient, out);
+                }
+            }
             idx += len;
         }
         self.terms
@@ -858,6 +881,44 @@ impl<'a> VariationalNlp<'a> {
             vars.extend(iv..iv + self.n);
         }
         vars
+    }
+
+    /// The lower triangle of the curvature of `Σ_r λ_r c_r` over one boundary row block's
+    /// variables ([`Self::boundary_block`]): `−M(q)v` is its only nonlinear part, and
+    /// `−λᵀM(q)v = c_2·∂L/∂q̇` with `c_2 = −λ`, whose curvature over `(q, v)` is
+    /// [`lagrangian_curvature`] (its `v v` block is zero).
+    fn boundary_curvature(
+        &mut self,
+        b: &Boundary,
+        fixed: &crate::problem::Ranges,
+        g: usize,
+        lambda: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) {
+        let n = self.n;
+        let bc = &mut self.boundary;
+        for i in 0..n {
+            bc.c2[i] = -lambda[b.row + i];
+        }
+        let v = match b.v {
+            Some(iv) => &x[iv..iv + n],
+            None => &fixed.lower[..],
+        };
+        let q = &x[self.points.q[g]..self.points.q[g] + n];
+        let c = &mut bc.curvature;
+        lagrangian_curvature(&self.prob.model, &mut bc.pw, q, v, &bc.zeros, &bc.c2, c);
+        let block = if b.v.is_some() {
+            let m = &mut bc.block;
+            m.view_mut((0, 0), (n, n)).copy_from(&c.qq);
+            m.view_mut((0, n), (n, n)).copy_from(&c.qv);
+            m.view_mut((n, 0), (n, n)).copy_from(&c.qv.transpose());
+            m.view_mut((n, n), (n, n)).fill(0.0);
+            &bc.block
+        } else {
+            &c.qq
+        };
+        write_lower_triangle(block, out);
     }
 
     /// `Σ_r λ_r ∇c_r(x)` over one boundary row block (`−M(q)v` is its only nonlinear part).

@@ -16,10 +16,10 @@
 //! `∂(λᵀr)/∂q^γ = Σ_β (δ_βγ ∂φ_β/∂q + b^{βγ}/Δt ∂φ_β/∂q̇)`.
 
 use super::del::{Detail, evaluate, point_wrench, wrench_stiffness};
-use super::kinematics::JointFrame;
 use super::linearize::body_vectors;
 use super::tangent::vary;
 use super::{Galerkin, Paths, PointLoad, Stage, StageWorkspace};
+use crate::dynamics::JointFrame;
 use crate::model::Model;
 use crate::spatial::{Transform, Vec3, Vec6, ad_mul, hat, lower, stack, upper};
 

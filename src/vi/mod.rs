@@ -25,7 +25,6 @@ mod del;
 mod del_gradient;
 mod del_hessian;
 pub mod galerkin;
-mod kinematics;
 mod lagrangian_curvature;
 mod linearize;
 mod newton;
@@ -43,6 +42,7 @@ pub use lagrangian_curvature::{LagrangianCurvature, PointWorkspace, lagrangian_c
 pub use linearize::{StageJacobian, linearize};
 pub use newton::{SingularJacobian, newton_direction};
 
+use crate::dynamics::JointFrame;
 use crate::model::Model;
 use crate::spatial::{Mat6, Transform, Vec3, Vec6};
 
@@ -97,7 +97,7 @@ pub struct StageWorkspace {
     /// Per joint, the actuator inputs acting on it with their factors ([`Model::drives`]).
     drives: Vec<Vec<(usize, f64)>>,
     n_u: usize,
-    frames: Vec<kinematics::JointFrame>,
+    frames: Vec<JointFrame>,
     tree: Paths,
     pub(crate) g: Vec<Transform>,
     pub(crate) sb: Vec<Vec6>,
@@ -143,11 +143,7 @@ impl StageWorkspace {
             s,
             drives,
             n_u: model.actuated_joints().len(),
-            frames: model
-                .joints()
-                .iter()
-                .map(kinematics::JointFrame::new)
-                .collect(),
+            frames: model.joints().iter().map(JointFrame::new).collect(),
             tree: Paths::new(model),
             g: vec![Transform::identity(); n * m],
             sb: vec![Vec6::zeros(); n * m],

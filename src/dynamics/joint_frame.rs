@@ -1,7 +1,6 @@
-//! The rigid-body kinematics the stage algorithms evaluate at every control point, from
-//! constants of each joint prepared once per workspace: body poses by Rodrigues' formula
-//! folded into the joint placement, world joint twists, and body momenta without forming the
-//! 6×6 world inertia.
+//! The rigid-body kinematics every algorithm evaluates body by body, from constants of each
+//! joint prepared once per workspace: body poses by Rodrigues' formula folded into the joint
+//! placement, world joint twists, and body momenta without forming the 6×6 world inertia.
 
 use crate::model::{Joint, JointKind};
 use crate::spatial::{Inertia, Mat3, Transform, Vec3, Vec6, hat, lower, stack, upper};
