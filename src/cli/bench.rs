@@ -42,9 +42,17 @@ const RATIO_SIZE: usize = 64;
 const TRANSCRIPTION_STAGES: usize = 30;
 
 /// Batches per timing (the best counts), and how long each runs at least.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
+const QUICK_ROUNDS: usize = 3;
 const BATCH: Duration = Duration::from_millis(100);
 const QUICK_BATCH: Duration = Duration::from_millis(15);
+
+/// How long each batch runs at least, and how many turns every kernel gets.
+#[derive(Clone, Copy)]
+struct Budget {
+    batch: Duration,
+    rounds: usize,
+}
 
 #[derive(Serialize)]
 struct Exponents {
@@ -70,6 +78,8 @@ struct Reference {
 
 #[derive(Serialize)]
 struct Report {
+    /// Batches per timing.
+    rounds: usize,
     sizes: Vec<usize>,
     del_eval_ns: Vec<f64>,
     newton_ns: Vec<f64>,
@@ -119,18 +129,18 @@ enum Kernel<'a> {
     Reported(&'a mut dyn FnMut() -> f64),
 }
 
-/// The best of [`ROUNDS`] turns of every kernel in `kernels` (one warm-up call each first).
-fn take_turns(budget: Duration, kernels: &mut [Kernel]) -> Vec<f64> {
+/// The best of `budget.rounds` turns of every kernel in `kernels` (one warm-up call each first).
+fn take_turns(budget: Budget, kernels: &mut [Kernel]) -> Vec<f64> {
     for k in kernels.iter_mut() {
         match k {
             Kernel::Here(f) | Kernel::Reported(f) => black_box(f()),
         };
     }
     let mut best = vec![f64::INFINITY; kernels.len()];
-    for _ in 0..ROUNDS {
+    for _ in 0..budget.rounds {
         for (b, k) in best.iter_mut().zip(kernels.iter_mut()) {
             let t = match k {
-                Kernel::Here(f) => batch_ns(budget, *f),
+                Kernel::Here(f) => batch_ns(budget.batch, *f),
                 Kernel::Reported(f) => f(),
             };
             *b = b.min(t);
@@ -218,7 +228,17 @@ impl Drop for PinocchioReference {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let budget = if args.quick { QUICK_BATCH } else { BATCH };
+    let budget = if args.quick {
+        Budget {
+            batch: QUICK_BATCH,
+            rounds: QUICK_ROUNDS,
+        }
+    } else {
+        Budget {
+            batch: BATCH,
+            rounds: ROUNDS,
+        }
+    };
     let progress = !args.json && std::io::stderr().is_terminal();
     let mut reference = args
         .reference
@@ -226,6 +246,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         .map(PinocchioReference::start)
         .transpose()?;
     let mut r = Report {
+        rounds: budget.rounds,
         sizes: SIZES.to_vec(),
         del_eval_ns: Vec::new(),
         newton_ns: Vec::new(),
@@ -255,7 +276,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let on_ref = |kernel: &str| {
             ext.borrow_mut()
                 .as_mut()
-                .map_or(f64::NAN, |p| p.batch(kernel, index, budget))
+                .map_or(f64::NAN, |p| p.batch(kernel, index, budget.batch))
         };
         let t = take_turns(
             budget,
@@ -397,7 +418,8 @@ fn table(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Simpson VI stage on N-link pendulums, time per call (best of {ROUNDS} batches taking turns)\n"
+        "Simpson VI stage on N-link pendulums, time per call (best of {} batches taking turns)\n",
+        r.rounds
     );
     let _ = writeln!(
         s,

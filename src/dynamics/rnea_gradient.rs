@@ -2,9 +2,10 @@
 //! [`inverse_dynamics_derivatives`](super::inverse_dynamics_derivatives) contracted with `λ`
 //! before they are formed.
 
-use super::{Workspace, check_len, forward_kinematics, forward_velocities};
+use super::rnea_derivatives::forward_pass;
+use super::{Workspace, check_len};
 use crate::model::Model;
-use crate::spatial::{Vec3, Vec6, ad, ad_dual, ad_mul, ad_transpose_mul, stack};
+use crate::spatial::{Vec6, ad_transpose_mul};
 
 /// `∂(λᵀτ)/∂q`, `∂(λᵀτ)/∂q̇` and `∂(λᵀτ)/∂q̈ = M(q) λ` of `τ = RNEA(q, q̇, q̈)` (gravity included,
 /// no springs or dampers), into `out[0..n]`, `out[n..2n]` and `out[2n..3n]`, in O(n).
@@ -40,31 +41,11 @@ pub fn inverse_dynamics_gradient(
     check_len("a", a, n);
     check_len("lambda", lambda, n);
     assert_eq!(out.len(), 3 * n, "out must hold 3n entries");
-    forward_kinematics(model, ws, q);
-    forward_velocities(model, ws, v);
-    let base_acc = stack(&Vec3::zeros(), &(-model.gravity()));
+    forward_pass(model, ws, q, v, a);
     for (i, j) in model.joints().iter().enumerate() {
-        let (v_parent, a_parent, lam_parent) =
-            j.parent
-                .map_or((Vec6::zeros(), base_acc, Vec6::zeros()), |p| {
-                    (
-                        ws.v_bar[p],
-                        ws.a_bar[p],
-                        ws.lam_bar[p] + ws.s_bar[p] * lambda[p],
-                    )
-                });
-        let s = ws.s_bar[i];
-        let psi_dot = ws.s_dot[i];
-        ws.psi_ddot[i] = ad_mul(&a_parent, &s) + ad_mul(&v_parent, &psi_dot);
-        let ai = a_parent + s * a[i] + psi_dot * v[i];
-        ws.a_bar[i] = ai;
-        ws.lam_bar[i] = lam_parent;
-        let (mb, vb) = (ws.m_bar[i], ws.v_bar[i]);
-        let h = mb * vb;
-        ws.f_bar[i] = mb * ai - ad_transpose_mul(&vb, &h);
-        ws.composite[i] = mb;
-        let m_ad = mb * ad(&vb);
-        ws.coriolis[i] = -ad_dual(&h) - m_ad.transpose() - m_ad;
+        ws.lam_bar[i] = j
+            .parent
+            .map_or(Vec6::zeros(), |p| ws.lam_bar[p] + ws.s_bar[p] * lambda[p]);
         ws.y_sum[i] = Vec6::zeros();
         ws.z_sum[i] = Vec6::zeros();
     }

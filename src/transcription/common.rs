@@ -6,6 +6,7 @@ use crate::problem::{BodyPoint, TimeSpec};
 use crate::spatial::{Mat3, Transform, Vec3};
 use crate::sqp::EvalError;
 use nalgebra::DMatrix;
+use rayon::prelude::*;
 
 /// The sample points of a transcription: times, quadrature weights (so that
 /// `∫ f dt ≈ Σ_p weight_p f(t_p)`), and where `q_p` and `u_p` sit in the decision vector.
@@ -53,12 +54,19 @@ impl Points {
 
 /// An evaluation error when any value is NaN or infinite.
 pub(crate) fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> {
-    if values.iter().all(|v| v.is_finite()) {
+    if values
+        .par_iter()
+        .with_min_len(CHECK_CHUNK)
+        .all(|v| v.is_finite())
+    {
         Ok(())
     } else {
         Err(EvalError::Failed(format!("non-finite {what}")))
     }
 }
+
+/// Values per task of [`check_finite`]'s parallel scan.
+const CHECK_CHUNK: usize = 8192;
 
 /// World position of a frame origin after [`forward_kinematics`].
 pub(crate) fn frame_origin(ws: &Workspace, point: &BodyPoint) -> Vec3 {

@@ -114,6 +114,8 @@ pub struct VariationalNlp<'a> {
     stage_force_vars: Vec<Vec<Vec<(usize, usize)>>>,
     /// The joints that move a load's point, in increasing order.
     load_coordinates: Vec<usize>,
+    /// Entries of [`Self::side_structure`].
+    side_len: usize,
     stage_nnz: Vec<usize>,
     stages: Vec<StageBuffers>,
     loads: Vec<PointLoad>,
@@ -289,6 +291,7 @@ impl<'a> VariationalNlp<'a> {
             num_rows: row,
             stage_force_vars,
             load_coordinates,
+            side_len: 0,
             stage_nnz,
             stages,
             loads,
@@ -306,6 +309,7 @@ impl<'a> VariationalNlp<'a> {
             },
             start: Vec::new(),
         };
+        nlp.side_len = nlp.side_structure().len();
         nlp.start = nlp.starting_point()?;
         Ok(nlp)
     }
@@ -1169,7 +1173,7 @@ impl Nlp for VariationalNlp<'_> {
                     }
                 }
             });
-        let side = self.side_structure().len();
+        let side = self.side_len;
         let (side_values, term_values) = rest.split_at_mut(side);
         self.side_jacobian_values(x, side_values);
         self.terms.jacobian_values(x, term_values);
@@ -1202,9 +1206,9 @@ impl Nlp for VariationalNlp<'_> {
     /// The Hessian of the Lagrangian: each stage's DEL curvature `Σ λ ∇² r` over its
     /// configurations and the force variables of its nodes ([`del_hessian`] for the rigid body,
     /// the loads by differences of their exact gradient with the forces recomputed, see
-    /// [`VariationalNlp::load_curvature`]; the torques and the forces enter linearly, so there is
-    /// no `u` and no force–force curvature); the boundary momentum rows by central differences
-    /// of their exact gradients; the per-point terms by theirs (see [`Terms::hessian_values`]).
+    /// `VariationalNlp::load_curvature`; the torques and the forces enter linearly, so there is
+    /// no `u` and no force–force curvature); the boundary momentum rows from
+    /// [`lagrangian_curvature`]; the per-point terms by theirs (see [`Terms::hessian_values`]).
     fn hessian_values(
         &mut self,
         x: &[f64],

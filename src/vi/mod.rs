@@ -12,6 +12,9 @@
 //! - [`del_residual`] evaluates them in O(sn) (Algorithm 1, Proposition 1);
 //! - [`newton_direction`] solves `J δq̄ = −r` for `q^{k,1..=s}` in O(s³n) (Algorithms I.1/I.2);
 //! - [`linearize`] differentiates the stage in O(s²n²) (Algorithms 2, 3 and the chain rule);
+//! - [`del_gradient`] gives `∇_q (λᵀ r)` in O(sn), and [`del_hessian`] its analytic Jacobian
+//!   `∇²_q (λᵀ r)` in O(s²n²) (the Lagrangian's third derivative along one direction per control
+//!   point); [`lagrangian_curvature`] is the same at one state;
 //! - [`simulate`](simulate::simulate) steps a robot forward with Newton's method.
 //!
 //! Forces: gravity (through the model), joint springs and dampers, actuator torques `u` on the
