@@ -90,7 +90,13 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
          largest energy change {drift:.3e} J (from {e0:.6} J)",
         1e6 * elapsed / steps_done.max(1) as f64
     );
-    let figures = write_simulation_figures(&prob.output, &prob.name, &prob.model, traj)?;
+    let figures = write_simulation_figures(
+        &prob.output,
+        &prob.name,
+        &prob.model,
+        traj,
+        prob.contact.as_ref().map(|c| &c.terrain),
+    )?;
     let mut names = vec![csv.display().to_string()];
     names.extend(figures.iter().map(|p| p.display().to_string()));
     eprintln!("wrote {}", names.join(", "));

@@ -14,6 +14,7 @@
 
 use super::OutputError;
 use super::plot::{DrawResult, Figure, INK, MUTED, Scale, text_width, with_suffix, write_figure};
+use crate::contact::Terrain;
 use crate::dynamics::{Workspace, forward_kinematics};
 use crate::model::{BaseKind, Model};
 use crate::spatial::Vec3;
@@ -30,8 +31,13 @@ pub struct FilmstripOptions {
     pub frames: usize,
     /// Title above the panels.
     pub title: String,
-    /// Height of the ground plane to draw, if any (and finite).
+    /// Height of the ground plane to draw, if any (and finite), when there is no terrain.
     pub ground_height: Option<f64>,
+    /// The terrain to draw (its profile under the robot), if any.
+    pub terrain: Option<Terrain>,
+    /// Contact forces to draw as arrows: `(time, [(world point, world force)])`, matched to
+    /// each snapshot by the nearest time.
+    pub forces: Vec<(f64, Vec<(Vec3, Vec3)>)>,
 }
 
 impl Default for FilmstripOptions {
@@ -40,6 +46,8 @@ impl Default for FilmstripOptions {
             frames: 8,
             title: String::new(),
             ground_height: None,
+            terrain: None,
+            forces: Vec::new(),
         }
     }
 }
@@ -72,7 +80,16 @@ pub fn write_filmstrip(
             ),
         });
     }
-    let poses = snapshots(model, samples, opts.frames.clamp(1, MAX_FRAMES));
+    let mut poses = snapshots(model, samples, opts.frames.clamp(1, MAX_FRAMES));
+    for pose in &mut poses {
+        if let Some((_, f)) = opts
+            .forces
+            .iter()
+            .min_by(|a, b| (a.0 - pose.time).abs().total_cmp(&(b.0 - pose.time).abs()))
+        {
+            pose.forces = f.clone();
+        }
+    }
     write_figure(stem, || Filmstrip::new(model, poses, opts))
 }
 
@@ -113,6 +130,8 @@ struct Pose {
     contacts: Vec<Vec3>,
     /// The root link's origin (the world origin for a fixed base).
     root: Vec3,
+    /// Contact forces `(point, force)` at this time.
+    forces: Vec<(Vec3, Vec3)>,
 }
 
 impl Pose {
@@ -227,6 +246,7 @@ fn pose(model: &Model, ws: &mut Workspace, sides: &[Side], time: f64, q: &[f64])
         joints,
         contacts,
         root: root_body.map_or_else(Vec3::zeros, origin),
+        forces: Vec::new(),
     }
 }
 
@@ -325,6 +345,12 @@ const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
 const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
 const GHOST: RGBColor = RGBColor(205, 205, 205);
 const CONTACT: RGBColor = RGBColor(214, 39, 40);
+const FORCE: RGBColor = RGBColor(44, 160, 44);
+
+/// The largest force arrow, as a fraction of the robot's size.
+const FORCE_ARROW: f64 = 0.35;
+/// Samples of the terrain profile across a panel.
+const TERRAIN_SAMPLES: usize = 240;
 
 /// Panel arrangement and the common window onto the world.
 #[derive(Clone, Copy, Debug)]
@@ -354,6 +380,9 @@ struct Filmstrip {
     poses: Vec<Pose>,
     views: Vec<View>,
     ground: Option<f64>,
+    terrain: Option<Terrain>,
+    /// Metres of arrow per newton.
+    force_scale: f64,
     layout: Layout,
     time_decimals: usize,
     key: Vec<(KeyMark, String)>,
@@ -388,7 +417,12 @@ fn nice_step(x: f64) -> f64 {
 
 impl Filmstrip {
     fn new(model: &Model, poses: Vec<Pose>, opts: &FilmstripOptions) -> Self {
-        let ground = opts.ground_height.filter(|g| g.is_finite());
+        let ground = opts
+            .terrain
+            .as_ref()
+            .map(|t| t.ground)
+            .or(opts.ground_height)
+            .filter(|g| g.is_finite());
         let all = || poses.iter().flat_map(Pose::points);
         let xs = range(all().map(|p| p.x));
         let ys = range(all().map(|p| p.y));
@@ -421,6 +455,15 @@ impl Filmstrip {
         } else {
             2
         };
+        let largest = poses
+            .iter()
+            .flat_map(|p| p.forces.iter().map(|(_, f)| f.norm()))
+            .fold(0.0, f64::max);
+        let force_scale = if largest > 0.0 {
+            FORCE_ARROW * size / largest
+        } else {
+            0.0
+        };
         let mut key = Vec::new();
         let bones = || poses.iter().flat_map(|p| &p.bones);
         for (side, name) in [(Side::Left, "left"), (Side::Right, "right")] {
@@ -430,6 +473,12 @@ impl Filmstrip {
         }
         if poses.iter().any(|p| !p.contacts.is_empty()) {
             key.push((KeyMark::Dot(CONTACT), "contact point".to_string()));
+        }
+        if largest > 0.0 {
+            key.push((
+                KeyMark::Line(FORCE),
+                format!("contact force (largest {largest:.0} N)"),
+            ));
         }
         if poses.len() > 1 {
             key.push((KeyMark::Line(GHOST), "previous snapshot".to_string()));
@@ -443,6 +492,8 @@ impl Filmstrip {
             poses,
             views,
             ground,
+            terrain: opts.terrain.clone(),
+            force_scale,
             layout,
             time_decimals,
             key,
@@ -556,7 +607,28 @@ impl Filmstrip {
         for gz in grid_lines(v0, v1) {
             world.draw(&PathElement::new(vec![(h0, gz), (h1, gz)], thin(GRID)))?;
         }
-        if let Some(g) = self.ground {
+        if let Some(t) = &self.terrain {
+            // The profile under the robot: along x at its y (side), along y at its x (front).
+            let root = self.poses[pose].root;
+            let profile: Vec<(f64, f64)> = (0..=TERRAIN_SAMPLES)
+                .map(|k| {
+                    let h = h0 + (h1 - h0) * k as f64 / TERRAIN_SAMPLES as f64;
+                    let z = match view {
+                        View::Side => t.height(h, root.y),
+                        View::Front => t.height(root.x, h),
+                    };
+                    (h, z.max(v0))
+                })
+                .collect();
+            let mut area = profile.clone();
+            area.push((h1, v0));
+            area.push((h0, v0));
+            world.draw(&Polygon::new(area, GROUND_FILL.filled()))?;
+            world.draw(&PathElement::new(
+                profile,
+                GROUND_LINE.stroke_width(s.upx(2)),
+            ))?;
+        } else if let Some(g) = self.ground {
             world.draw(&Rectangle::new([(h0, v0), (h1, g)], GROUND_FILL.filled()))?;
             world.draw(&PathElement::new(
                 vec![(h0, g), (h1, g)],
@@ -604,6 +676,26 @@ impl Filmstrip {
         }
         for p in &current.contacts {
             world.draw(&Circle::new(view.project(p), s.px(3), CONTACT.filled()))?;
+        }
+        for (p, f) in &current.forces {
+            let tip = p + f * self.force_scale;
+            let (a, b) = (view.project(p), view.project(&tip));
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            let len = (dx * dx + dy * dy).sqrt();
+            if len < 1e-9 {
+                continue;
+            }
+            let head = (0.25 * len).min(0.02 * self.layout.half.1 * 2.0);
+            let (ux, uy) = (dx / len, dy / len);
+            let barb = |sign: f64| {
+                (
+                    b.0 - head * (ux + sign * 0.5 * uy),
+                    b.1 - head * (uy - sign * 0.5 * ux),
+                )
+            };
+            let stroke = FORCE.stroke_width(s.upx(2));
+            world.draw(&PathElement::new(vec![a, b], stroke))?;
+            world.draw(&PathElement::new(vec![barb(1.0), b, barb(-1.0)], stroke))?;
         }
         world.draw(&Circle::new(
             view.project(&current.root),
@@ -796,6 +888,7 @@ mod tests {
             frames: 5,
             title: "Humanoid".into(),
             ground_height: Some(0.0),
+            ..FilmstripOptions::default()
         };
         let stem = dir.join("knee");
         write_filmstrip(&stem, &model, &samples, &opts).unwrap();

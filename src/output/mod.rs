@@ -1,9 +1,11 @@
-//! Writing results: CSV tables, solve reports, plots and stick-figure filmstrips. Every file is
+//! Writing results: CSV tables, solve reports, plots, contact schedules and stick-figure
+//! filmstrips. Every file is
 //! written to a temporary name and renamed into place.
 
 mod atomic;
 mod figures;
 mod filmstrip;
+mod gait;
 mod plot;
 mod solve_report;
 mod table;
@@ -12,6 +14,7 @@ mod trajectory;
 pub use atomic::write_atomic;
 pub use figures::{write_simulation_figures, write_solve_figures};
 pub use filmstrip::{FilmstripOptions, write_filmstrip};
+pub use gait::{ContactSchedule, write_contact_schedule};
 pub use plot::{LinePlot, Series, write_line_plot, write_panels};
 pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};
 pub use table::write_csv;
