@@ -176,20 +176,35 @@ impl PointTerm for Contact {
     /// `weight (variable ∇row + row e_variable)`.
     fn cost(
         &self,
-        _p: &PointInfo,
+        p: &PointInfo,
         ix: &LocalIndex,
         local: &Local,
         scratch: &mut Scratch,
-        grad: Option<(f64, &mut [f64])>,
+        mut grad: Option<(f64, &mut [f64])>,
     ) -> f64 {
+        // The sliding speed and the friction forces, lightly: where the conditions leave them
+        // open (ψ in the air; opposite friction directions of a sticking point) this picks the
+        // least, and elsewhere they are fixed by the conditions.
+        let k = self.model.per_site();
+        let mut f_reg = 0.0;
+        for l in 0..self.model.sites.len() {
+            for var in std::iter::once(SLIDING)
+                .chain((0..self.model.directions).map(|j| self.model.friction(j)))
+            {
+                let z = local.own[l * k + var];
+                f_reg += REGULARIZATION * p.weight * z * z;
+                if let Some((s, g)) = grad.as_mut() {
+                    g[ix.own(l * k + var)] += *s * 2.0 * REGULARIZATION * p.weight * z;
+                }
+            }
+        }
         let ComplementarityMethod::Penalty(weight) = self.method else {
-            return 0.0;
+            return f_reg;
         };
         self.sample(local, scratch, grad.is_some());
         let Some(sample) = scratch.contact.as_ref() else {
-            return 0.0;
+            return f_reg;
         };
-        let k = self.model.per_site();
         let pairs = self.model.pairs();
         let constant = self.model.variable_derivatives();
         let mut f = 0.0;
@@ -217,7 +232,7 @@ impl PointTerm for Contact {
                 }
             }
         }
-        weight * f
+        f_reg + weight * f
     }
 
     /// The gap rows curve in `q`, the slip rows in `q` and `(q, v)`; the variables enter the
@@ -231,8 +246,16 @@ impl PointTerm for Contact {
                 out.push((ix.v(a), ix.q(b)));
             }
         }
+        let k = self.model.per_site();
+        for l in 0..self.model.sites.len() {
+            for var in std::iter::once(SLIDING)
+                .chain((0..self.model.directions).map(|j| self.model.friction(j)))
+            {
+                let z = ix.own(l * k + var);
+                out.push((z, z));
+            }
+        }
         if let ComplementarityMethod::Penalty(_) = self.method {
-            let k = self.model.per_site();
             let constant = self.model.variable_derivatives();
             for (l, chain) in self.chains.iter().enumerate() {
                 for (row, var) in self.model.pairs() {
@@ -309,5 +332,8 @@ impl PointTerm for Contact {
 const START_CONTACT_DISTANCE: f64 = 0.01;
 /// Starting normal force of a point off the ground (units of the force scale).
 const START_FORCE: f64 = 0.01;
+/// Weight of `∫ (ψ² + Σ b_j²) dt` (s⁻¹ in the variables' units): small against every other
+/// cost, it only decides what the contact conditions leave open.
+const REGULARIZATION: f64 = 1e-4;
 /// Starting sliding speed beyond the guess's own (m/s).
 const START_SLIDING: f64 = 0.01;
