@@ -23,6 +23,9 @@ pub fn simulate_rk4(
     simulate_rk4_with_loads(model, q0, v0, controls, &mut |_, _, _| {}, h, steps, every)
 }
 
+/// External generalized forces: `loads(t, q, τ)` adds them to `τ`.
+pub type Loads<'a> = dyn FnMut(f64, &[f64], &mut [f64]) + 'a;
+
 /// [`simulate_rk4`] with external loads: `loads(t, q, τ)` adds their generalized forces at
 /// time `t` and configuration `q` to `τ` (for example contact forces `Σ J_l(q)ᵀ f_l(t)`).
 ///
@@ -34,7 +37,7 @@ pub fn simulate_rk4_with_loads(
     q0: &[f64],
     v0: &[f64],
     controls: &mut dyn FnMut(f64, &mut [f64]),
-    loads: &mut dyn FnMut(f64, &[f64], &mut [f64]),
+    loads: &mut Loads,
     h: f64,
     steps: usize,
     every: usize,
