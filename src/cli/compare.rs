@@ -139,5 +139,28 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
     for l in lines {
         let _ = writeln!(s, "{l}");
     }
+    if entries.iter().any(|e| e.report.contact.is_some()) {
+        let contact = |f: fn(&vito::transcription::ContactResiduals) -> f64| {
+            move |e: &Entry| {
+                e.report
+                    .contact
+                    .as_ref()
+                    .map_or("–".into(), |c| format!("{:.2e}", f(&c.residuals)))
+            }
+        };
+        for l in [
+            row(
+                "largest complementarity product",
+                &contact(|c| c.largest_complementarity_product),
+            ),
+            row("deepest penetration (m)", &contact(|c| c.deepest_penetration)),
+            row(
+                "largest friction-cone violation (N)",
+                &contact(|c| c.largest_friction_cone_violation),
+            ),
+        ] {
+            let _ = writeln!(s, "{l}");
+        }
+    }
     s
 }
