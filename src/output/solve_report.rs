@@ -1,6 +1,8 @@
 //! The files of a solve: `report.json`, `knots.csv` and `trajectory.csv` (plots and the
-//! filmstrip are added by [`super::write_solve_plots`]).
+//! filmstrip are added by [`super::write_solve_figures`], the viewer and the animation by
+//! [`super::write_views`]).
 
+use super::recorded::{RobotRecord, TargetRecord, targets};
 use super::{OutputError, write_atomic, write_csv};
 use crate::problem::TrajectoryProblem;
 use crate::transcription::{Outcome, Solution};
@@ -24,14 +26,17 @@ struct HistoryRow {
 /// The machine-readable summary of a solve.
 #[derive(Serialize)]
 pub struct Report {
+    /// `"solve"`.
+    pub kind: &'static str,
     /// Problem name.
     pub problem: String,
     /// Hash of the problem file and robot.
     pub problem_hash: String,
     /// vito's version.
     pub vito_version: &'static str,
-    /// Robot name.
-    pub robot: String,
+    /// The robot: name, file, base and contact points.
+    #[serde(flatten)]
+    pub robot: RobotRecord,
     /// Degrees of freedom.
     pub dof: usize,
     /// Transcription name.
@@ -72,18 +77,22 @@ pub struct Report {
     pub constraints: usize,
     /// Jacobian structural nonzeros.
     pub jacobian_nonzeros: usize,
+    /// The frame-position costs and constraints.
+    pub targets: Vec<TargetRecord>,
     history: Vec<HistoryRow>,
 }
 
 impl Report {
-    /// The report of `outcome` for `prob`.
-    pub fn new(prob: &TrajectoryProblem, outcome: &Outcome) -> Self {
+    /// The report of `outcome` for `prob`, written to `dir` (the robot file is recorded
+    /// relative to it).
+    pub fn new(prob: &TrajectoryProblem, outcome: &Outcome, dir: &Path) -> Self {
         let r = &outcome.result;
         Self {
+            kind: "solve",
             problem: prob.name.clone(),
             problem_hash: prob.hash.clone(),
             vito_version: env!("CARGO_PKG_VERSION"),
-            robot: prob.model.name().to_string(),
+            robot: RobotRecord::new(&prob.model, &prob.robot_file, dir),
             dof: prob.model.dof(),
             transcription: prob.transcription.to_string(),
             stages: prob.stages,
@@ -104,6 +113,7 @@ impl Report {
             variables: outcome.size.variables,
             constraints: outcome.size.constraints,
             jacobian_nonzeros: outcome.size.jacobian_nonzeros,
+            targets: targets(prob, &outcome.solution.times),
             history: r
                 .history
                 .iter()
@@ -166,7 +176,7 @@ pub fn write_solve_report(
     outcome: &Outcome,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let sol = &outcome.solution;
-    let report = Report::new(prob, outcome);
+    let report = Report::new(prob, outcome, dir);
     let json = serde_json::to_string_pretty(&report).map_err(|e| OutputError::Csv {
         path: dir.join("report.json"),
         message: e.to_string(),
