@@ -228,6 +228,14 @@ fn simulate_and_compare_write_the_viewer_too() {
     for sub in ["simpson_vi", "hermite_simpson"] {
         assert!(cmp.join(sub).join("view.html").is_file(), "{sub}");
     }
+    let again = fresh_dir("vito-view-compare-again");
+    let out = vito(&["view", s(&cmp), "-o", s(&again)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(again.join("view.html")).unwrap(),
+        html
+    );
+    let _ = std::fs::remove_dir_all(&again);
     let _ = std::fs::remove_dir_all(&sim);
     let _ = std::fs::remove_dir_all(&cmp);
 }

@@ -9,7 +9,7 @@
 //! farthest first; bodies without a shape as their stick figure. Compared solutions are drawn
 //! together, the second one faded.
 
-use super::filmstrip::nice_step;
+use super::filmstrip::{CONTACT, GRID, GROUND_FILL, GROUND_LINE, PANEL_FILL, nice_step};
 use super::plot::{INK, MUTED, Scale, downsample, register_fonts};
 use super::scene::{Run, Scene};
 use super::shapes::Geometry;
@@ -40,18 +40,13 @@ const MAX_FRAMES: usize = 160;
 const HOLD: u16 = 100;
 /// Segments of a rim when a cylinder's or capsule's silhouette is traced.
 const RIM: usize = 16;
-/// Arrows of the largest contact force are this fraction of the scene's size long.
-const FORCE_ARROW: f64 = 0.3;
 /// How far the second solution of a comparison is faded towards the background.
 const FADE: f64 = 0.55;
 
-const BACKGROUND: RGBColor = RGBColor(250, 250, 250);
-const GRID: RGBColor = RGBColor(232, 232, 232);
-const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
-const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
+/// The filmstrip's panel colour.
+const BACKGROUND: RGBColor = PANEL_FILL;
 const BOX_FILL: RGBColor = RGBColor(196, 184, 160);
 const GAP_FILL: RGBColor = RGBColor(90, 84, 76);
-const CONTACT: RGBColor = RGBColor(214, 39, 40);
 const FORCE: RGBColor = RGBColor(148, 26, 120);
 const TARGET: RGBColor = RGBColor(44, 160, 44);
 const TRACE: RGBColor = RGBColor(160, 160, 200);
@@ -462,9 +457,8 @@ fn draw_run(area: &Area, scene: &Scene, run: &Run, k: usize, f: &Frame, pens: &P
         4 * s,
         INK.filled(),
     )))?;
-    let largest = scene.largest_force();
-    if largest > 0.0 {
-        let metres_per_newton = FORCE_ARROW * scene.bounds.size() / largest;
+    let metres_per_newton = scene.force_scale();
+    if metres_per_newton > 0.0 {
         for (point, forces) in &run.forces {
             let Some(p) = scene.points.get(*point) else {
                 continue;

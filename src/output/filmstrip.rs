@@ -225,13 +225,13 @@ const TITLE_FONT: f64 = 24.0;
 const LABEL_FONT: f64 = 16.0;
 const KEY_FONT: f64 = 15.0;
 
-const PANEL_FILL: RGBColor = RGBColor(250, 250, 250);
+pub(super) const PANEL_FILL: RGBColor = RGBColor(250, 250, 250);
 const PANEL_BORDER: RGBColor = RGBColor(210, 210, 210);
-const GRID: RGBColor = RGBColor(232, 232, 232);
-const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
-const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
+pub(super) const GRID: RGBColor = RGBColor(232, 232, 232);
+pub(super) const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
+pub(super) const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
 const GHOST: RGBColor = RGBColor(205, 205, 205);
-const CONTACT: RGBColor = RGBColor(214, 39, 40);
+pub(super) const CONTACT: RGBColor = RGBColor(214, 39, 40);
 
 /// Panel arrangement and the common window onto the world.
 #[derive(Clone, Copy, Debug)]

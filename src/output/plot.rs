@@ -72,7 +72,7 @@ pub fn write_panels(stem: &Path, title: &str, panels: &[LinePlot]) -> Result<(),
 // Figures in both formats (shared with the filmstrip).
 
 /// The PNG is drawn this many times larger and averaged down.
-const SUPERSAMPLE: u32 = 3;
+const SUPERSAMPLE: u32 = 2;
 
 /// Text colour.
 pub(super) const INK: RGBColor = RGBColor(34, 34, 34);

@@ -13,6 +13,9 @@ use crate::spatial::{Transform, Vec3};
 /// Most times shown per motion; longer motions are thinned evenly (the first and last kept).
 pub(super) const MAX_FRAMES: usize = 600;
 
+/// Arrows of the largest contact force are this fraction of the scene's size long.
+const FORCE_ARROW: f64 = 0.3;
+
 /// Name fragments of the frames traced by default (feet, hands, tools, tips).
 const TRACED_BY_DEFAULT: [&str; 4] = ["sole", "palm", "tool", "tip"];
 
@@ -289,15 +292,22 @@ impl Scene {
             .fold(0.0, |a, b| a.max(*b))
     }
 
-    /// The largest contact force over all runs (N).
-    pub(super) fn largest_force(&self) -> f64 {
-        self.runs
+    /// Metres of force arrow per newton (0 without forces): the largest contact force over
+    /// all runs is drawn [`FORCE_ARROW`] of the scene's size long.
+    pub(super) fn force_scale(&self) -> f64 {
+        let largest = self
+            .runs
             .iter()
             .flat_map(|r| &r.forces)
             .flat_map(|(_, f)| f)
             .map(|f| f.norm())
             .filter(|f| f.is_finite())
-            .fold(0.0, f64::max)
+            .fold(0.0, f64::max);
+        if largest > 0.0 {
+            FORCE_ARROW * self.bounds.size() / largest
+        } else {
+            0.0
+        }
     }
 }
 

@@ -22,8 +22,6 @@ const SCRIPT_SLOT: &str = "/*VITO_VIEWER*/";
 
 /// Decimals kept of positions (m) and quaternion components: 0.1 mm, 1e-4 rad.
 const DECIMALS: i32 = 4;
-/// Arrows of the largest contact force are this fraction of the scene's size long.
-const FORCE_ARROW: f64 = 0.3;
 
 fn round(v: f64) -> f64 {
     let s = 10f64.powi(DECIMALS);
@@ -147,7 +145,6 @@ struct SceneData<'a> {
 fn scene_data(scene: &Scene) -> SceneData<'_> {
     let bodies = scene.skeleton.sides.len();
     let shaped: Vec<Option<usize>> = scene.shapes.iter().map(|s| s.body).collect();
-    let largest = scene.largest_force();
     SceneData {
         title: &scene.title,
         info: &scene.info,
@@ -223,11 +220,7 @@ fn scene_data(scene: &Scene) -> SceneData<'_> {
         terrain: &scene.terrain,
         ground: scene.ground,
         bounds: [vec(&scene.bounds.lo), vec(&scene.bounds.hi)],
-        force_scale: if largest > 0.0 {
-            FORCE_ARROW * scene.bounds.size() / largest
-        } else {
-            0.0
-        },
+        force_scale: scene.force_scale(),
         check: scene.check.as_ref().map(|(frame, pts)| CheckData {
             frame: *frame,
             points: pts.iter().map(vec).collect(),
