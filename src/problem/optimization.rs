@@ -246,6 +246,8 @@ pub struct TrajectoryProblem {
     pub hash: String,
     /// The robot (gravity and actuation applied).
     pub model: Model,
+    /// The robot's URDF file (relative to the working directory, as the problem file names it).
+    pub robot_file: PathBuf,
     /// Horizon `T` (s).
     pub duration: f64,
     /// Number of stages `N`.
@@ -1149,6 +1151,7 @@ pub fn load_problem(
         contact,
         complementarity,
         model,
+        robot_file: robot_path,
     })
 }
 
