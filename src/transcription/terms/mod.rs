@@ -458,6 +458,14 @@ impl ForceScratch {
     }
 }
 
+impl PointState {
+    /// Gathers the point's local vector out of `x` and does its forward kinematics.
+    fn load(&mut self, plan: &PointPlan, model: &Model, n: usize, n_u: usize, x: &[f64]) {
+        plan.gather(n, n_u, x, &mut self.local);
+        forward_kinematics(model, &mut self.scratch.kin, &self.local[..n]);
+    }
+}
+
 /// The terms of a problem laid out on a transcription's points.
 pub(crate) struct Terms<'a> {
     model: &'a Model,
@@ -627,8 +635,7 @@ impl<'a> Terms<'a> {
     pub fn start(&mut self, x: &mut [f64]) {
         let (n, n_u, model) = (self.n, self.n_u, self.model);
         for (plan, st) in self.plans.iter().zip(&mut self.states) {
-            plan.gather(n, n_u, x, &mut st.local);
-            forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+            st.load(plan, model, n, n_u, x);
             for (term, b) in self.terms.iter().zip(&plan.blocks) {
                 let mut own = vec![0.0; b.own_len];
                 let local = view(model, &b.ix, &st.local, b.own_len);
@@ -646,8 +653,7 @@ impl<'a> Terms<'a> {
             .par_iter()
             .zip(self.states.par_iter_mut())
             .map(|(plan, st)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let mut f = 0.0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -666,8 +672,7 @@ impl<'a> Terms<'a> {
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 st.grad.fill(0.0);
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -699,8 +704,7 @@ impl<'a> Terms<'a> {
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let mut r = 0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -739,8 +743,7 @@ impl<'a> Terms<'a> {
             .zip(self.states.par_iter_mut())
             .zip(chunks.into_par_iter())
             .for_each(|((plan, st), out)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let (mut r, mut e) = (0, 0);
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -786,8 +789,7 @@ impl<'a> Terms<'a> {
                 if plan.curvature.vars.is_empty() {
                     return;
                 }
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let cv = &plan.curvature;
                 for (k, &a) in cv.vars.iter().enumerate() {
                     let x0 = st.local[a];
