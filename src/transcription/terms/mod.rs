@@ -1006,6 +1006,49 @@ fn local_gradient(
     }
 }
 
+/// A frame at one point of the trajectory: where the frame-position and frame-orientation
+/// terms apply and what they depend on.
+struct TimedFrame {
+    point: crate::problem::BodyPoint,
+    /// The point index the time snaps to.
+    at: usize,
+    chain: Vec<usize>,
+}
+
+impl TimedFrame {
+    fn new(
+        prob: &TrajectoryProblem,
+        points: &Points,
+        point: crate::problem::BodyPoint,
+        time: crate::problem::TimeSpec,
+    ) -> Self {
+        Self {
+            point,
+            at: points.at(time, prob.duration),
+            chain: chain(&prob.model, point.body),
+        }
+    }
+
+    /// `rows` at its point, none elsewhere.
+    fn rows(&self, p: &PointInfo, rows: usize) -> usize {
+        if p.index == self.at { rows } else { 0 }
+    }
+
+    /// Each of `rows` rows depends on the chain's configurations.
+    fn jacobian_pattern(&self, rows: usize, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        for r in 0..rows {
+            out.extend(self.chain.iter().map(|&j| (r, ix.q(j))));
+        }
+    }
+
+    /// Curvature over the chain at its point.
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        if p.index == self.at {
+            chain_pattern(&self.chain, ix, out);
+        }
+    }
+}
+
 /// The joints on a body's path to the root, which a function of its pose depends on.
 fn chain(model: &Model, body: usize) -> Vec<usize> {
     model.ancestors_inclusive(body).collect()
