@@ -8,7 +8,7 @@ mod simulation;
 mod terrain;
 
 pub use optimization::{
-    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, FrameTarget, InitialGuess,
+    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING, FrameTarget, InitialGuess,
     PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec, TrajectoryProblem,
     TranscriptionKind, load_problem,
 };

@@ -220,6 +220,9 @@ pub(crate) trait PointTerm: Send + Sync {
         Vec::new()
     }
 
+    /// Sets the smoothing of the term's complementarity rows, for a solve at that level.
+    fn set_smoothing(&mut self, _mu: f64) {}
+
     /// The world forces at the term's loads at `p`, with their derivatives.
     fn forces(
         &self,
@@ -592,6 +595,13 @@ impl<'a> Terms<'a> {
             num_rows: row - first_row,
             loads,
             first_load,
+        }
+    }
+
+    /// Sets the smoothing of every term's complementarity rows.
+    pub fn set_smoothing(&mut self, mu: f64) {
+        for term in &mut self.terms {
+            term.set_smoothing(mu);
         }
     }
 
