@@ -307,3 +307,91 @@ fn lock_uncouple_and_contact_points_edit_the_model() {
     assert_eq!(prob.model.dof(), 0);
     assert!((prob.model.report().locked[1].value - 0.4).abs() < 1e-15);
 }
+
+const HOPPER: &str = "name: hop\nrobot: ROBOTS/hopper.urdf\nbase: planar\nduration: 1\nstages: 5\n\
+costs: {effort: 0.01}\n";
+
+#[test]
+fn malformed_terrain_and_contact_input_names_the_field() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "negative_mu.yaml",
+            "terrain: {friction: -0.3}\n",
+            &["terrain.friction", "-0.3"],
+        ),
+        (
+            "nan_mu.yaml",
+            "terrain: {friction: .nan}\n",
+            &["terrain.friction", "finite"],
+        ),
+        (
+            "box_upside_down.yaml",
+            "terrain: {friction: 0.5, boxes: [{x: [0.5, 0.2], top: 0.1}]}\n",
+            &["terrain.boxes[0].x", "lower end 0.5", "upper end 0.2"],
+        ),
+        (
+            "box_y_upside_down.yaml",
+            "terrain: {friction: 0.5, boxes: [{x: [0.2, 0.5], y: [1, -1], top: 0.1}]}\n",
+            &["terrain.boxes[0].y"],
+        ),
+        (
+            "box_below_ground.yaml",
+            "terrain: {friction: 0.5, ground: 0.2, boxes: [{x: [0.2, 0.5], top: 0.1}]}\n",
+            &["terrain.boxes[0].top", "0.1"],
+        ),
+        (
+            "gap_depth.yaml",
+            "terrain: {friction: 0.5, gaps: [{x: [0.2, 0.5], depth: -0.1}]}\n",
+            &["terrain.gaps[0].depth", "-0.1"],
+        ),
+        (
+            "edge_radius.yaml",
+            "terrain: {friction: 0.5, edge_radius: -0.01}\n",
+            &["terrain.edge_radius", "-0.01"],
+        ),
+        (
+            "unknown_terrain_key.yaml",
+            "terrain: {friction: 0.5, slope: 0.1}\n",
+            &["slope"],
+        ),
+        (
+            "unknown_contact.yaml",
+            "terrain: {friction: 0.5}\ncontacts: [heel]\n",
+            &["contacts[0]", "'heel'", "foot"],
+        ),
+        (
+            "contacts_without_terrain.yaml",
+            "contacts: [foot]\n",
+            &["contacts", "no terrain"],
+        ),
+        (
+            "bad_method.yaml",
+            "terrain: {friction: 0.5}\ncomplementarity: {method: lcp}\n",
+            &["complementarity.method", "lcp"],
+        ),
+        (
+            "bad_smoothing.yaml",
+            "terrain: {friction: 0.5}\ncomplementarity: {method: smoothing, start: 1e-6, end: 1e-2}\n",
+            &["complementarity", "0 < end <= start"],
+        ),
+        (
+            "bad_weight.yaml",
+            "terrain: {friction: 0.5}\ncomplementarity: {method: penalty, weight: 0}\n",
+            &["complementarity.weight"],
+        ),
+    ];
+    for (name, extra, words) in cases {
+        let msg = error_of(name, &format!("{HOPPER}{extra}"));
+        assert_mentions(&msg, &[name]);
+        assert_mentions(&msg, words);
+    }
+    // Terrain for a robot without contact points.
+    let msg = error_of(
+        "no_contact_points.yaml",
+        &format!("{GOOD}terrain: {{friction: 0.5}}\n"),
+    );
+    assert_mentions(
+        &msg,
+        &["no_contact_points.yaml", "terrain", "no contact points"],
+    );
+}

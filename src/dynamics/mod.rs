@@ -30,7 +30,7 @@ pub use jacobian::{
 pub(crate) use joint_frame::JointFrame;
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
-pub use rk4::simulate_rk4;
+pub use rk4::{simulate_rk4, simulate_rk4_with_loads};
 pub use rnea::{bias_forces, inverse_dynamics};
 pub use rnea_derivatives::{InverseDynamicsDerivatives, inverse_dynamics_derivatives};
 pub use rnea_gradient::inverse_dynamics_gradient;

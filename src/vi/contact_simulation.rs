@@ -17,7 +17,7 @@
 
 use super::simulate::{Simulation, SimulationOptions, StepFailure, Trajectory};
 use super::{Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, linearize};
-use crate::contact::{ContactModel, ContactSample, GAP};
+use crate::contact::{ContactModel, ContactSample, GAP, NORMAL};
 use crate::dynamics::{
     Workspace, forward_kinematics, mass_matrix, potential_energy, spring_energy,
 };
@@ -30,9 +30,11 @@ use nalgebra::{DMatrix, DVector};
 pub struct KnotContacts {
     /// Contact point names.
     pub names: Vec<String>,
-    /// `[knot][contact]` world force (N): the force at the knot (at the last knot, the last
-    /// interior node's).
+    /// `[knot][contact]` world force (N): the force at the knot (at the last knot of a
+    /// simulation that failed, the last interior node's).
     pub forces: Vec<Vec<Vec3>>,
+    /// `[knot][contact]` normal force (N).
+    pub normal: Vec<Vec<f64>>,
     /// `[knot][contact]` gap (m).
     pub gaps: Vec<Vec<f64>>,
 }
@@ -80,6 +82,15 @@ fn fischer_burmeister(a: f64, b: f64, mu: f64) -> (f64, f64, f64) {
 const SMOOTHING_START: f64 = 1e-2;
 const SMOOTHING_DECREASE: f64 = 0.1;
 const SMOOTHING_END: f64 = 1e-6;
+
+/// Compliance of every pair, `a + ε b ⟂ b` (m per unit of force, m/s per unit of force,
+/// force per m/s): makes each step's conditions strictly monotone, so that the forces of a
+/// statically indeterminate contact (a box on its face) are unique; at rest it lets a point
+/// sink by `ε c` (10⁻⁹ m per unit of the force scale).
+const COMPLIANCE: f64 = 1e-9;
+
+/// How many times a step that cannot be solved is halved before the simulation stops.
+const SPLITS: u32 = 4;
 
 /// How close to its solution the smoothed system must be, relative to `μ`, before `μ`
 /// shrinks.
@@ -251,8 +262,9 @@ impl<'a> Stepper<'a> {
                         self.end.rows[l * k + GAP]
                     } else {
                         sample.rows[l * k + row]
-                    };
-                    let (phi, da, db) = fischer_burmeister(a, z[zi], mu);
+                    } + COMPLIANCE * z[zi];
+                    let (phi, da, mut db) = fischer_burmeister(a, z[zi], mu);
+                    db += da * COMPLIANCE;
                     self.residual[eq] = phi;
                     if !derivatives {
                         continue;
@@ -359,36 +371,47 @@ pub fn simulate_with_contact(
     record(&mut traj, &mut ws, &mut mass, 0.0, q0, &p);
     let mut v_knot = v0.to_vec();
     let mut failure = None;
-    for step in 0..opts.steps {
-        let t0 = step as f64 * dt;
+    // March over the grid `kΔt`; a step that cannot be solved is split in halves, down to
+    // Δt/2^SPLITS, and every knot reached is recorded.
+    let end = opts.steps as f64 * dt;
+    let mut t0 = 0.0;
+    let mut h = dt;
+    let mut h_prev: Option<f64> = None;
+    let (mut q_saved, mut z_saved) = (q.clone(), z.clone());
+    // One step past the end gives the last knot its force (and its momentum the force's
+    // share); it is not recorded.
+    loop {
+        let finishing = t0 >= end - 1e-12 * dt;
+        let step = (t0 / dt + 1e-9).floor() as usize;
+        let grid_next = if finishing {
+            t0 + dt
+        } else {
+            ((step + 1) as f64 * dt).min(end)
+        };
+        h = h.min(grid_next - t0);
         for (al, &node) in gal.nodes().iter().enumerate() {
-            controls(t0 + node * dt, &mut u[al * n_u..(al + 1) * n_u]);
+            controls(t0 + node * h, &mut u[al * n_u..(al + 1) * n_u]);
         }
+        q_saved.copy_from_slice(&q);
+        z_saved.copy_from_slice(&z);
         // Predict the control points along the knot velocity.
         for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
             for i in 0..n {
-                q[al * n + i] = q[i] + node * dt * v_knot[i];
+                q[al * n + i] = q[i] + node * h * v_knot[i];
             }
         }
-        let knot_factor = if step == 0 {
-            1.0
-        } else {
-            1.0 + gal.w(s) / gal.w(0)
-        };
+        let knot_factor = h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h));
         let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-        match solve_step(
-            &mut st,
-            dt,
-            &p,
-            &mut q,
-            &u,
-            &mut z,
-            knot_factor,
-            scale,
-            opts,
-        ) {
+        match solve_step(&mut st, h, &p, &mut q, &u, &mut z, knot_factor, scale, opts) {
             Ok(iterations) => traj.iterations.push(iterations),
+            Err(_) if finishing => break,
             Err(message) => {
+                q.copy_from_slice(&q_saved);
+                z.copy_from_slice(&z_saved);
+                if h > dt / f64::from(1u32 << SPLITS) {
+                    h *= 0.5;
+                    continue;
+                }
                 failure = Some(StepFailure {
                     step,
                     time: t0,
@@ -399,17 +422,22 @@ pub fn simulate_with_contact(
         }
         // Forces and gaps at the start knot; the knot's momentum gains the previous stage's
         // share of its force now that the force is known.
-        st.evaluate(dt, &p, &q, &u, &z, knot_factor, 0.0, false);
+        st.evaluate(h, &p, &q, &u, &z, knot_factor, 0.0, false);
         contacts
             .forces
             .push((0..nl).map(|l| st.samples[0].forces[l]).collect());
+        contacts.normal.push(
+            (0..nl)
+                .map(|l| contact.force_scale * z[l * k_site + NORMAL])
+                .collect(),
+        );
         contacts.gaps.push(
             (0..nl)
                 .map(|l| st.samples[0].rows[l * k_site + GAP])
                 .collect(),
         );
-        if step > 0 {
-            let extra = knot_momentum(model, &mut ws, &st, gal.w(s) * dt, &q[..n]);
+        if let Some(hp) = h_prev {
+            let extra = knot_momentum(model, &mut ws, &st, gal.w(s) * hp, &q[..n]);
             let kp = traj.p.len() - 1;
             let corrected: Vec<f64> = traj.p[kp].iter().zip(&extra).map(|(a, b)| a + b).collect();
             let (v, e) = velocity_and_energy(model, &mut ws, &mut mass, &q[..n], &corrected);
@@ -417,28 +445,37 @@ pub fn simulate_with_contact(
             traj.v[kp] = v;
             traj.energy[kp] = e;
         }
+        if finishing {
+            traj.iterations.pop();
+            break;
+        }
         p.copy_from_slice(st.jac.value.rows(s * n, n).as_slice());
-        record(
-            &mut traj,
-            &mut ws,
-            &mut mass,
-            (step + 1) as f64 * dt,
-            &q[s * n..],
-            &p,
-        );
-        v_knot.copy_from_slice(
-            &(0..n)
-                .map(|i| (0..=s).map(|be| gal.b(s, be) * q[be * n + i]).sum::<f64>() / dt)
-                .collect::<Vec<f64>>(),
-        );
+        t0 += h;
+        if (grid_next - t0).abs() < 1e-12 * dt {
+            t0 = grid_next;
+        }
+        record(&mut traj, &mut ws, &mut mass, t0, &q[s * n..], &p);
+        for (i, v) in v_knot.iter_mut().enumerate() {
+            *v = (0..=s).map(|be| gal.b(s, be) * q[be * n + i]).sum::<f64>() / h;
+        }
         q.copy_within(s * n.., 0);
+        h_prev = Some(h);
+        // Back to whole steps once the grid is reached again.
+        if t0 == grid_next {
+            h = dt;
+        }
     }
-    // The last knot: the forces and gaps of the last interior node, the gap at the knot.
+    // A failed simulation's last knot has no force yet: the last interior node's stands in.
     if contacts.forces.len() < traj.q.len() {
         let last = s.saturating_sub(1);
         contacts
             .forces
             .push((0..nl).map(|l| st.samples[last].forces[l]).collect());
+        contacts.normal.push(
+            (0..nl)
+                .map(|l| contact.force_scale * z[last * block + l * k_site + NORMAL])
+                .collect(),
+        );
         contacts
             .gaps
             .push((0..nl).map(|l| st.end.rows[l * k_site + GAP]).collect());
