@@ -93,6 +93,9 @@ struct Report {
     hessian_fd_ns: Vec<f64>,
     reference: Option<Reference>,
     exponents: Exponents,
+    /// The 1-minute load average before and after the whole-transcription timings.
+    load_before: f64,
+    load_after: f64,
     transcriptions: Vec<TranscriptionTiming>,
 }
 
@@ -147,6 +150,14 @@ fn take_turns(budget: Budget, kernels: &mut [Kernel]) -> Vec<f64> {
         }
     }
     best
+}
+
+/// What a whole-transcription timing calls.
+#[derive(Clone, Copy)]
+enum Work {
+    Hessian,
+    Evaluation,
+    HessianByDifferences,
 }
 
 /// Pinocchio in a child Python process ([`tools/pinocchio_reference.py`]).
@@ -267,6 +278,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             hessian: 0.0,
             hessian_fd: 0.0,
         },
+        load_before: f64::NAN,
+        load_after: f64::NAN,
         transcriptions: Vec::new(),
     };
     let (mut ref_rnea, mut ref_derivatives) = (Vec::new(), Vec::new());
@@ -343,56 +356,86 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         hessian_fd: slope(&r.hessian_fd_ns),
     };
     let threads = thread_counts();
+    let pools = threads
+        .iter()
+        .map(|&k| rayon::ThreadPoolBuilder::new().num_threads(k).build())
+        .collect::<Result<Vec<_>, _>>()?;
+    r.load_before = load_average();
     for case in [
         ProblemCase::pendulum12(TRANSCRIPTION_STAGES),
         ProblemCase::humanoid(TRANSCRIPTION_STAGES),
     ] {
         let case = case.map_err(anyhow::Error::msg)?;
         for kind in [Transcription::SimpsonVi, Transcription::HermiteSimpson] {
-            let mut case_nlp =
+            let case_nlp =
                 TranscriptionCase::new(&case.problem, kind).map_err(anyhow::Error::msg)?;
-            let mut t = TranscriptionTiming {
+            let variables = case_nlp.variables();
+            let c = std::cell::RefCell::new(case_nlp);
+            // Every kernel on every pool takes turns, a whole batch inside its pool.
+            let on_pool = |pool: &rayon::ThreadPool, work: Work| {
+                let mut guard = c.borrow_mut();
+                let t: &mut TranscriptionCase = &mut guard;
+                pool.install(|| {
+                    batch_ns(budget.batch, &mut || match work {
+                        Work::Hessian => t.hessian(),
+                        Work::Evaluation => t.evaluation(),
+                        Work::HessianByDifferences => t.hessian_by_differences(),
+                    })
+                })
+            };
+            let mut closures: Vec<Box<dyn FnMut() -> f64 + '_>> = Vec::new();
+            for pool in &pools {
+                closures.push(Box::new(|| on_pool(pool, Work::Hessian)));
+                closures.push(Box::new(|| on_pool(pool, Work::Evaluation)));
+            }
+            closures.push(Box::new(|| on_pool(&pools[0], Work::HessianByDifferences)));
+            let mut kernels: Vec<Kernel> = closures
+                .iter_mut()
+                .map(|f| Kernel::Reported(f.as_mut()))
+                .collect();
+            let times = take_turns(budget, &mut kernels);
+            r.transcriptions.push(TranscriptionTiming {
                 problem: case.name,
                 transcription: kind.name(),
                 stages: TRANSCRIPTION_STAGES,
-                variables: case_nlp.variables(),
+                variables,
                 threads: threads.clone(),
-                hessian_ns: Vec::new(),
-                evaluation_ns: Vec::new(),
-                hessian_fd_ns: f64::NAN,
-            };
-            for &k in &threads {
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(k).build()?;
-                let times = pool.install(|| {
-                    let c = std::cell::RefCell::new(&mut case_nlp);
-                    let mut old = || c.borrow_mut().hessian_by_differences();
-                    let mut hessian = || c.borrow_mut().hessian();
-                    let mut evaluation = || c.borrow_mut().evaluation();
-                    let mut kernels =
-                        vec![Kernel::Here(&mut hessian), Kernel::Here(&mut evaluation)];
-                    if k == 1 {
-                        kernels.push(Kernel::Here(&mut old));
-                    }
-                    take_turns(budget, &mut kernels)
-                });
-                t.hessian_ns.push(times[0]);
-                t.evaluation_ns.push(times[1]);
-                if k == 1 {
-                    t.hessian_fd_ns = times[2];
-                }
-            }
+                hessian_ns: times
+                    .iter()
+                    .step_by(2)
+                    .take(threads.len())
+                    .copied()
+                    .collect(),
+                evaluation_ns: times
+                    .iter()
+                    .skip(1)
+                    .step_by(2)
+                    .take(threads.len())
+                    .copied()
+                    .collect(),
+                hessian_fd_ns: times[2 * threads.len()],
+            });
             if progress {
                 eprintln!("measured {} {}", case.name, kind.name());
             }
-            r.transcriptions.push(t);
         }
     }
+    r.load_after = load_average();
     if args.json {
         print_stdout(&(serde_json::to_string(&r)? + "\n"))?;
     } else {
         print_stdout(&table(&r))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The 1-minute load average (`/proc/loadavg`; NaN where there is none): on a shared machine
+/// the other processes' load bounds what a second thread can gain.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 /// One thread, then the size of rayon's global pool (`RAYON_NUM_THREADS`, else the number of
@@ -503,7 +546,8 @@ fn table(r: &Report) -> String {
     }
     let _ = writeln!(
         s,
-        "\nWhole transcriptions at the starting point ({TRANSCRIPTION_STAGES} stages): the Lagrangian's Hessian and one NLP evaluation (objective, gradient, constraints, Jacobian, Hessian) by threads, and the Hessian by the route it replaced (1 thread)\n"
+        "\nWhole transcriptions at the starting point ({TRANSCRIPTION_STAGES} stages): the Lagrangian's Hessian and one NLP evaluation (objective, gradient, constraints, Jacobian, Hessian) by threads (the pools taking turns; 1-minute load average {:.2} before, {:.2} after), and the Hessian by the route it replaced (1 thread)\n",
+        r.load_before, r.load_after
     );
     let _ = writeln!(
         s,
