@@ -8,7 +8,7 @@ use nalgebra::DMatrix;
 use std::path::PathBuf;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
 use vito::sqp::Nlp;
-use vito::transcription::{CollocationNlp, VariationalNlp};
+use vito::transcription::{CollocationNlp, StaticNlp, VariationalNlp};
 
 fn problem(name: &str, text: &str) -> TrajectoryProblem {
     let dir = scratch::fresh_dir("vito-transcription");
@@ -84,6 +84,17 @@ const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: f
 duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
 terrain: {friction: 0.6, edge_radius: 0.03, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
 
+/// The humanoid on its right foot (stance wrench, cone and held pose at every point, the pose
+/// rows at the first point too since `initial.q` is free), the left foot kept above the
+/// ground, the palm pulled to a point.
+const HUMANOID_STANCE: &str = "name: hs\nrobot: ROBOTS/humanoid.urdf\nbase: floating\n\
+duration: 0.1\nstages: 1\ninitial: {q: {base_z: [0.9, 1.0], l_leg_kny: 0.5}}\n\
+stance: [{frame: r_sole, friction: 0.7, sole: {x: [-0.09, 0.17], y: [-0.07, 0.06]}, \
+position: [0.01, -0.09, 0.02], rpy: [0.02, -0.01, 0.03]}]\n\
+constraints:\n  - frame_bounds: {frame: l_foot_rear_left, x: [-1, 1], z: [0.05, .inf]}\n  \
+- frame_position: {frame: l_palm, position: [0.3, 0.3, 0.6], time: end}\n\
+costs: {effort: 0.01, tracking: {weight: 0.5, q: [0, 0, 0.93, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}}\n";
+
 /// The mimic chain of `fixtures::quirks`: its follower's input acts on its leader too.
 fn mimic_problem() -> TrajectoryProblem {
     let dir = scratch::fresh_dir("vito-transcription-mimic");
@@ -109,7 +120,9 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let biped = problem("b.yaml", BIPED_FREE_V);
     let biped_contact = problem("bc.yaml", BIPED_CONTACT);
     let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
+    let humanoid_stance = problem("hs.yaml", HUMANOID_STANCE);
     vec![
+        ("humanoid stance simpson".into(), humanoid_stance, 2),
         ("mimic chain simpson".into(), mimic_problem(), 2),
         ("pendulum2 simpson".into(), p2.clone(), 2),
         ("pendulum2 trapezoid".into(), p2.clone(), 1),
@@ -120,10 +133,15 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     ]
 }
 
-/// Every transcription of every instance: the VI with its `s`, then Hermite–Simpson.
+/// Every transcription of every instance: the VI with its `s`, then Hermite–Simpson, and for
+/// stances the static balance.
 fn nlps(instances: &[(String, TrajectoryProblem, usize)]) -> Vec<(String, Box<dyn Nlp + '_>)> {
     let mut out: Vec<(String, Box<dyn Nlp + '_>)> = Vec::new();
     for (name, prob, s) in instances {
+        if !prob.stances.is_empty() {
+            let statics = name.replace("simpson", "static balance");
+            out.push((statics, Box::new(StaticNlp::new(prob))));
+        }
         out.push((
             name.clone(),
             Box::new(VariationalNlp::new(prob, *s).unwrap()),
@@ -241,6 +259,38 @@ fn variable_and_constraint_counts_follow_table_1() {
             "HS rows, n = {n}, N = {big_n}"
         );
     }
+}
+
+/// A stance foot is a holonomic constraint of `m = 6` with its force as variables at each of the
+/// `2N + 1` points (Table 1's `(2N+1)m` variables for both transcriptions), held by six
+/// position rows per point, plus the 16 rows of its wrench cone per point.
+#[test]
+fn a_stance_adds_its_wrench_and_rows_at_every_point() {
+    let base = "name: t\nrobot: ROBOTS/box.urdf\nbase: floating\nduration: 0.3\nstages: 3\n\
+                contact_points: [{name: bottom, frame: box, offset: [0, 0, -0.05]}]\n\
+                initial: {q: {base_z: [0, 0.1]}, v: [0, 0, 0, 0, 0, 0]}\n";
+    let stance = "stance: [{frame: bottom, friction: 0.5, sole: {x: [-0.1, 0.1], y: [-0.1, 0.1]}, \
+                  position: [0, 0, 0], rpy: [0, 0, 0]}]\n";
+    let free = problem("free.yaml", base);
+    let held = problem("held.yaml", &format!("{base}{stance}"));
+    let points = 2 * 3 + 1;
+    let (m, cone) = (6, 16);
+    let vi = |p| VariationalNlp::new(p, 2).unwrap();
+    let (a, b) = (vi(&free), vi(&held));
+    assert_eq!(b.num_variables() - a.num_variables(), points * m);
+    assert_eq!(
+        b.num_constraints() - a.num_constraints(),
+        points * (m + cone)
+    );
+    let (a, b) = (
+        CollocationNlp::new(&free).unwrap(),
+        CollocationNlp::new(&held).unwrap(),
+    );
+    assert_eq!(b.num_variables() - a.num_variables(), points * m);
+    assert_eq!(
+        b.num_constraints() - a.num_constraints(),
+        points * (m + cone)
+    );
 }
 
 #[test]

@@ -153,7 +153,10 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
                 "largest complementarity product",
                 &contact(|c| c.largest_complementarity_product),
             ),
-            row("deepest penetration (m)", &contact(|c| c.deepest_penetration)),
+            row(
+                "deepest penetration (m)",
+                &contact(|c| c.deepest_penetration),
+            ),
             row(
                 "largest friction-cone violation (N)",
                 &contact(|c| c.largest_friction_cone_violation),

@@ -3,20 +3,26 @@
 //! written to a temporary name and renamed into place.
 
 mod atomic;
+mod balance_report;
 mod figures;
 mod filmstrip;
 mod gait;
 mod plot;
+mod sole;
 mod solve_report;
 mod table;
 mod trajectory;
 
 pub use atomic::write_atomic;
+pub use balance_report::write_balance;
 pub use figures::{write_simulation_figures, write_solve_figures};
 pub use filmstrip::{FilmstripOptions, write_filmstrip};
 pub use gait::{ContactSchedule, write_contact_schedule};
 pub use plot::{LinePlot, Series, write_line_plot, write_panels};
-pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};
+pub use sole::{SoleFigure, SolePanel, write_sole_figure};
+pub use solve_report::{
+    Report, SAMPLES_PER_STAGE, StanceReport, fine_grid, sampled_rows, write_solve_report,
+};
 pub use table::write_csv;
 pub use trajectory::write_simulation_csv;
 

@@ -9,13 +9,11 @@
 
 use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_triangle};
 use super::guess::initial_trajectory;
+use super::loads::LoadTerms;
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
 use crate::collocation::{HermiteSimpson, HermiteSimpsonLayout, Var};
-use crate::dynamics::{
-    InverseDynamicsDerivatives, Workspace, forward_kinematics, inverse_dynamics_derivatives,
-    point_force_derivative, point_jacobian,
-};
+use crate::dynamics::{InverseDynamicsDerivatives, Workspace, inverse_dynamics_derivatives};
 use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::sqp::{Complementarity, EvalError, Nlp};
@@ -34,61 +32,6 @@ struct PointBuffers {
     grad_plus: Vec<f64>,
     grad_minus: Vec<f64>,
     hess: DMatrix<f64>,
-}
-
-/// The generalized force `Q = Σ_l J_l(q)ᵀ f_l` of the loads at one point and its derivatives.
-struct LoadTerms {
-    q: Vec<f64>,
-    /// `∂Q/∂q` (n×n): the loads' stiffness plus `J_lᵀ ∂f_l/∂q`.
-    dq: DMatrix<f64>,
-    /// `∂Q/∂x_j` for the force variables, column by column.
-    dvars: DMatrix<f64>,
-    jac: DMatrix<f64>,
-    stiffness: DMatrix<f64>,
-}
-
-impl LoadTerms {
-    fn new(n: usize, vars: usize) -> Self {
-        Self {
-            q: vec![0.0; n],
-            dq: DMatrix::zeros(n, n),
-            dvars: DMatrix::zeros(n, vars),
-            jac: DMatrix::zeros(3, n),
-            stiffness: DMatrix::zeros(n, n),
-        }
-    }
-
-    /// Evaluates `Q` and its derivatives from the forces in `fs` at configuration `q`.
-    fn evaluate(
-        &mut self,
-        model: &Model,
-        loads: &[PointLoad],
-        ws: &mut Workspace,
-        q: &[f64],
-        fs: &ForceScratch,
-    ) {
-        forward_kinematics(model, ws, q);
-        self.q.fill(0.0);
-        self.dq.fill(0.0);
-        self.dvars.fill(0.0);
-        for (l, f, dfdq) in fs.each() {
-            let load = &loads[l];
-            point_jacobian(model, ws, load.body, &load.offset, &mut self.jac);
-            point_force_derivative(model, ws, load.body, &load.offset, f, &mut self.stiffness);
-            for j in 0..model.dof() {
-                self.q[j] += (0..3).map(|d| self.jac[(d, j)] * f[d]).sum::<f64>();
-            }
-            self.dq += &self.stiffness;
-            self.dq += self.jac.transpose() * dfdq;
-        }
-        for (c, (l, _, dv)) in fs.variables().enumerate() {
-            let load = &loads[l];
-            point_jacobian(model, ws, load.body, &load.offset, &mut self.jac);
-            for j in 0..model.dof() {
-                self.dvars[(j, c)] = (0..3).map(|d| self.jac[(d, j)] * dv[d]).sum::<f64>();
-            }
-        }
-    }
 }
 
 /// The Hermite–Simpson transcription of a problem as an [`Nlp`].
@@ -239,6 +182,7 @@ impl<'a> CollocationNlp<'a> {
                 x: x[..l.end()].to_vec(),
             },
             contact: self.terms.contact_trajectory(x, self.prob.contact.as_ref()),
+            stance: self.terms.stance_trajectory(x),
         }
     }
 

@@ -7,8 +7,11 @@ mod collocation;
 mod common;
 mod contact;
 mod guess;
+mod loads;
 mod solution;
 mod solve;
+mod stance;
+mod statics;
 mod terms;
 mod variational;
 
@@ -19,4 +22,6 @@ pub use contact::{ContactResiduals, ContactTrajectory};
 pub use guess::initial_trajectory;
 pub use solution::{Interpolant, Solution};
 pub use solve::{NlpSize, Outcome, SolveError, solve};
+pub use stance::{StanceResiduals, StanceTrack, StanceTrajectory};
+pub use statics::{Balance, StaticNlp, at_start, balance};
 pub use variational::VariationalNlp;
