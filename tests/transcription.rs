@@ -121,6 +121,14 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let biped_contact = problem("bc.yaml", BIPED_CONTACT);
     let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
     let humanoid_stance = problem("hs.yaml", HUMANOID_STANCE);
+    let smoothed = problem(
+        "bs.yaml",
+        &format!("{BIPED_CONTACT}complementarity: {{method: smoothing, start: 0.05}}\n"),
+    );
+    let relaxed = problem(
+        "br.yaml",
+        &format!("{QUADRUPED_CONTACT}complementarity: {{method: relaxation}}\n"),
+    );
     vec![
         ("humanoid stance simpson".into(), humanoid_stance, 2),
         ("mimic chain simpson".into(), mimic_problem(), 2),
@@ -130,6 +138,8 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
         ("biped simpson".into(), biped, 2),
         ("biped contact simpson".into(), biped_contact, 2),
         ("quadruped contact simpson".into(), quadruped_contact, 2),
+        ("biped smoothed contact simpson".into(), smoothed, 2),
+        ("quadruped relaxed contact simpson".into(), relaxed, 2),
     ]
 }
 

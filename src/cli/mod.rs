@@ -7,6 +7,7 @@ mod model;
 mod robot;
 mod simulate;
 mod solve;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -38,6 +39,8 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Time the integrator's stage algorithms against the paths they replace.
     Bench(bench::BenchArgs),
+    /// Draw the 3-D viewer page and the animation of a result directory again.
+    View(view::ViewArgs),
 }
 
 /// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
@@ -77,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::View(a) => view::run(a),
     }
 }
 

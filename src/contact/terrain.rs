@@ -16,29 +16,33 @@ use super::distance::Distance;
 use crate::spatial::Vec3;
 
 /// A box standing on the ground: its footprint and the height of its top.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TerrainBox {
     /// `[x_lower, x_upper]`.
     pub x: [f64; 2],
     /// `[y_lower, y_upper]`, or `None`: across the whole width.
+    #[serde(default)]
     pub y: Option<[f64; 2]>,
     /// World height of the top face.
     pub top: f64,
 }
 
 /// A gap cut into the ground: its footprint and how deep it goes below the ground.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Gap {
     /// `[x_lower, x_upper]`.
     pub x: [f64; 2],
     /// `[y_lower, y_upper]`, or `None`: across the whole width.
+    #[serde(default)]
     pub y: Option<[f64; 2]>,
     /// Depth of the floor below the ground (> 0).
     pub depth: f64,
 }
 
-/// The terrain and its Coulomb friction coefficient.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+/// The terrain and its Coulomb friction coefficient (as `report.json` records it; absent
+/// fields read as the defaults).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Terrain {
     /// Coulomb friction coefficient `μ ≥ 0` (the same everywhere).
     pub friction: f64,

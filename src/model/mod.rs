@@ -23,7 +23,11 @@ mod urdf_xml;
 pub use inertia::{InertiaDefect, inertia_defect, nearest_physical};
 pub use pendulum::{PendulumSpec, pendulum_urdf};
 pub use reduce::{LockReason, LockedJoint};
-pub use urdf::{UrdfError, UrdfOptions, load_urdf, load_urdf_with, parse_urdf, parse_urdf_with};
+pub use urdf::{
+    LinkSolids, UrdfError, UrdfOptions, UrdfSolids, load_urdf, load_urdf_with, parse_urdf,
+    parse_urdf_with, urdf_solids,
+};
+pub use urdf_xml::{Pose as UrdfPose, Primitive};
 
 use crate::spatial::{Mat6, Transform, Vec3, Vec6};
 use std::fmt;

@@ -39,7 +39,7 @@
 //! Bodies are numbered depth-first from the root, children in the order their joints appear in
 //! the file. The root must be unique.
 
-use super::urdf_xml::{self, Document, ReadError};
+use super::urdf_xml::{self, Document, Primitive, ReadError};
 use super::{
     BaseKind, ContactPoint, Coupling, Frame, INERTIA_INDEFINITE_TOLERANCE, INERTIA_ROUND_OFF,
     Joint, JointKind, JointLimits, LockReason, Model, ModelReport, Spring, inertia_defect,
@@ -401,8 +401,8 @@ impl Builder<'_> {
                 placement: att.placement,
             });
             let mut k = 0;
-            for sphere in &link.spheres {
-                let Some(radius) = sphere.radius else {
+            for sphere in &link.collisions {
+                let Some(Primitive::Sphere(radius)) = sphere.geometry else {
                     continue;
                 };
                 if !(radius >= 0.0 && radius.is_finite()) {
@@ -893,4 +893,62 @@ impl Lump {
 
 fn pose(p: &urdf_xml::Pose) -> Transform {
     Transform::from_xyz_rpy(p.xyz, p.rpy)
+}
+
+/// The visual and collision primitives of a link (meshes left out), each placed in the link
+/// frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSolids {
+    /// Link name.
+    pub name: String,
+    /// `<visual>` primitives.
+    pub visuals: Vec<(Transform, Primitive)>,
+    /// `<collision>` primitives.
+    pub collisions: Vec<(Transform, Primitive)>,
+}
+
+/// What a picture of a URDF needs beyond the model: every link's primitives, the fixed joints
+/// (`parent`, `child`, placement of the child in the parent) and the root link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UrdfSolids {
+    /// The links.
+    pub links: Vec<LinkSolids>,
+    /// The fixed joints.
+    pub fixed_joints: Vec<(String, String, Transform)>,
+    /// The link no joint has as its child.
+    pub root: Option<String>,
+}
+
+/// The primitives of the URDF text `text`, or `None` if it cannot be read.
+pub fn urdf_solids(text: &str) -> Option<UrdfSolids> {
+    let doc = urdf_xml::read_document(text).ok()?;
+    let place = |p: &urdf_xml::Pose| Transform::from_xyz_rpy(p.xyz, p.rpy);
+    let solids = |list: &[urdf_xml::Solid]| {
+        list.iter()
+            .filter_map(|s| Some((place(&s.origin), s.geometry?)))
+            .collect()
+    };
+    let is_child = |l: &str| doc.joints.iter().any(|j| j.child.as_deref() == Some(l));
+    Some(UrdfSolids {
+        links: doc
+            .links
+            .iter()
+            .map(|l| LinkSolids {
+                name: l.name.clone(),
+                visuals: solids(&l.visuals),
+                collisions: solids(&l.collisions),
+            })
+            .collect(),
+        fixed_joints: doc
+            .joints
+            .iter()
+            .filter(|j| j.kind == "fixed")
+            .filter_map(|j| Some((j.parent.clone()?, j.child.clone()?, place(&j.origin))))
+            .collect(),
+        root: doc
+            .links
+            .iter()
+            .find(|l| !is_child(&l.name))
+            .map(|l| l.name.clone()),
+    })
 }

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 /// `origin xyz rpy`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct Pose {
+pub struct Pose {
     pub xyz: [f64; 3],
     pub rpy: [f64; 3],
 }
@@ -32,13 +32,29 @@ pub(super) struct Inertial {
     pub inertia: [f64; 6],
 }
 
-/// A `<collision>` with a sphere geometry.
+/// A geometric primitive of a `<visual>` or `<collision>` (meshes are not read).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Primitive {
+    /// `sphere radius`.
+    Sphere(f64),
+    /// `box size` (side lengths).
+    Box([f64; 3]),
+    /// `cylinder radius length` (along z, centred).
+    Cylinder(f64, f64),
+    /// `capsule radius length` (the cylinder with hemispherical ends).
+    Capsule(f64, f64),
+}
+
+/// A `<visual>` or `<collision>`: its name, origin and primitive (`None` for a mesh or
+/// anything else vito does not read).
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Sphere {
+pub struct Solid {
+    /// The `name` attribute.
     pub name: Option<String>,
+    /// `origin xyz rpy`.
     pub origin: Pose,
-    /// `None` when the collision geometry is not a sphere.
-    pub radius: Option<f64>,
+    /// The primitive.
+    pub geometry: Option<Primitive>,
 }
 
 /// A `<link>`.
@@ -46,7 +62,8 @@ pub(super) struct Sphere {
 pub(super) struct Link {
     pub name: String,
     pub inertial: Option<Inertial>,
-    pub spheres: Vec<Sphere>,
+    pub collisions: Vec<Solid>,
+    pub visuals: Vec<Solid>,
 }
 
 /// `<mimic joint multiplier offset>`: `q = multiplier · q_joint + offset`.
@@ -117,7 +134,11 @@ enum Place {
     Link,
     Inertial,
     Collision,
-    Geometry,
+    Visual,
+    /// The geometry of a collision (strict: a sphere's radius must parse) or a visual
+    /// (lenient: a primitive that does not parse is left out).
+    CollisionGeometry,
+    VisualGeometry,
     Joint,
     Transmission,
     /// Anything vito does not read, with everything inside it.
@@ -220,15 +241,24 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                     }
                     Place::Inertial
                 }
-                (Some(Place::Link), "collision") => {
+                (Some(Place::Link), kind @ ("collision" | "visual")) => {
+                    let solid = Solid {
+                        name: attrs.get("name"),
+                        origin: Pose::default(),
+                        geometry: None,
+                    };
                     if let Some(l) = doc.links.last_mut() {
-                        l.spheres.push(Sphere {
-                            name: attrs.get("name"),
-                            origin: Pose::default(),
-                            radius: None,
-                        });
+                        if kind == "collision" {
+                            l.collisions.push(solid);
+                        } else {
+                            l.visuals.push(solid);
+                        }
                     }
-                    Place::Collision
+                    if kind == "collision" {
+                        Place::Collision
+                    } else {
+                        Place::Visual
+                    }
                 }
                 (Some(Place::Inertial), t) => {
                     let i = doc
@@ -253,16 +283,55 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                 }
                 (Some(Place::Collision), "origin") => {
                     let pose = attrs.pose().map_err(|m| at(&m))?;
-                    if let Some(s) = doc.links.last_mut().and_then(|l| l.spheres.last_mut()) {
+                    if let Some(s) = doc.links.last_mut().and_then(|l| l.collisions.last_mut()) {
                         s.origin = pose;
                     }
                     Place::Skipped
                 }
-                (Some(Place::Collision), "geometry") => Place::Geometry,
-                (Some(Place::Geometry), "sphere") => {
+                (Some(Place::Visual), "origin") => {
+                    if let (Ok(pose), Some(s)) = (
+                        attrs.pose(),
+                        doc.links.last_mut().and_then(|l| l.visuals.last_mut()),
+                    ) {
+                        s.origin = pose;
+                    }
+                    Place::Skipped
+                }
+                (Some(Place::Collision), "geometry") => Place::CollisionGeometry,
+                (Some(Place::Visual), "geometry") => Place::VisualGeometry,
+                (Some(Place::CollisionGeometry), "sphere") => {
                     let r = attrs.number("radius", f64::NAN).map_err(|m| at(&m))?;
-                    if let Some(s) = doc.links.last_mut().and_then(|l| l.spheres.last_mut()) {
-                        s.radius = Some(r);
+                    if let Some(s) = doc.links.last_mut().and_then(|l| l.collisions.last_mut()) {
+                        s.geometry = Some(Primitive::Sphere(r));
+                    }
+                    Place::Skipped
+                }
+                (Some(place @ (Place::CollisionGeometry | Place::VisualGeometry)), t) => {
+                    let primitive = match t {
+                        "sphere" => attrs.number("radius", f64::NAN).ok().map(Primitive::Sphere),
+                        "box" => attrs.triple("size", [f64::NAN; 3]).ok().map(Primitive::Box),
+                        "cylinder" | "capsule" => attrs
+                            .number("radius", f64::NAN)
+                            .ok()
+                            .zip(attrs.number("length", f64::NAN).ok())
+                            .map(|(r, l)| {
+                                if t == "cylinder" {
+                                    Primitive::Cylinder(r, l)
+                                } else {
+                                    Primitive::Capsule(r, l)
+                                }
+                            }),
+                        _ => None,
+                    };
+                    if let Some(l) = doc.links.last_mut() {
+                        let list = if place == Place::CollisionGeometry {
+                            &mut l.collisions
+                        } else {
+                            &mut l.visuals
+                        };
+                        if let Some(s) = list.last_mut() {
+                            s.geometry = primitive;
+                        }
                     }
                     Place::Skipped
                 }

@@ -289,34 +289,27 @@ fn write_contact_figures(
     title: &str,
     c: &ContactSeries,
 ) -> Result<Vec<PathBuf>, OutputError> {
-    let normal: Vec<Series> = c
-        .names
-        .iter()
-        .enumerate()
-        .map(|(l, name)| Series {
-            label: name.clone(),
-            points: c
-                .times
-                .iter()
-                .zip(c.normal)
-                .map(|(t, f)| (*t, f[l]))
-                .collect(),
-        })
-        .collect();
-    let friction: Vec<Series> = c
-        .names
-        .iter()
-        .enumerate()
-        .map(|(l, name)| Series {
-            label: name.clone(),
-            points: c
-                .times
-                .iter()
-                .zip(c.forces.iter().zip(c.normal))
-                .map(|(t, (f, fn_))| (*t, (f[l].norm_squared() - fn_[l] * fn_[l]).max(0.0).sqrt()))
-                .collect(),
-        })
-        .collect();
+    // One series per contact point of `value(sample, point)`.
+    let per_point = |value: &dyn Fn(usize, usize) -> f64| -> Vec<Series> {
+        c.names
+            .iter()
+            .enumerate()
+            .map(|(l, name)| Series {
+                label: name.clone(),
+                points: c
+                    .times
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| (*t, value(k, l)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let normal = per_point(&|k, l| c.normal[k][l]);
+    let friction = per_point(&|k, l| {
+        let fn_ = c.normal[k][l];
+        (c.forces[k][l].norm_squared() - fn_ * fn_).max(0.0).sqrt()
+    });
     let forces_stem = dir.join("contact_forces");
     write_panels(
         &forces_stem,

@@ -258,6 +258,8 @@ pub struct TrajectoryProblem {
     pub hash: String,
     /// The robot (gravity and actuation applied).
     pub model: Model,
+    /// The robot's URDF file (relative to the working directory, as the problem file names it).
+    pub robot_file: PathBuf,
     /// Horizon `T` (s).
     pub duration: f64,
     /// Number of stages `N`.
@@ -304,7 +306,19 @@ pub enum ComplementarityMethod {
     /// Exact ℓ1 penalty: `weight · Σ a·b` (every factor nonnegative) is added to the
     /// objective, and the pairs are checked after the solve.
     Penalty(f64),
+    /// Smoothed Fischer–Burmeister equalities `a + b − √(a² + b² + 2μ²) = 0` (so `a, b > 0`,
+    /// `ab = μ²`), solved for `μ` from `start` down to `end`, each solve warm-started from the
+    /// one before.
+    Smoothing {
+        /// The first `μ`.
+        start: f64,
+        /// The last `μ`.
+        end: f64,
+    },
 }
+
+/// Default first and last smoothing of the complementarity (`μ`, in the variables' units).
+pub const DEFAULT_SMOOTHING: (f64, f64) = (1e-2, 1e-7);
 
 /// Default weight of the complementarity penalty.
 pub const DEFAULT_PENALTY_WEIGHT: f64 = 100.0;
@@ -364,6 +378,8 @@ struct ProblemFile {
 struct ComplementarityFile {
     method: String,
     weight: Option<f64>,
+    start: Option<f64>,
+    end: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1144,8 +1160,25 @@ pub fn load_problem(
     let complementarity = match &f.complementarity {
         None => ComplementarityMethod::Penalty(DEFAULT_PENALTY_WEIGHT),
         Some(c) => match (c.method.as_str(), c.weight) {
+            (m, _) if m != "smoothing" && (c.start.is_some() || c.end.is_some()) => {
+                return Err(ctx.invalid(
+                    "complementarity",
+                    "start and end apply to method: smoothing only",
+                ));
+            }
+            ("smoothing", None) => {
+                let start = c.start.unwrap_or(DEFAULT_SMOOTHING.0);
+                let end = c.end.unwrap_or(DEFAULT_SMOOTHING.1);
+                if !(end > 0.0 && start >= end && start.is_finite()) {
+                    return Err(ctx.invalid(
+                        "complementarity",
+                        format!("needs 0 < end <= start, got start {start}, end {end}"),
+                    ));
+                }
+                ComplementarityMethod::Smoothing { start, end }
+            }
             ("relaxation", None) => ComplementarityMethod::Relaxation,
-            ("relaxation", Some(_)) => {
+            ("relaxation" | "smoothing", Some(_)) => {
                 return Err(
                     ctx.invalid("complementarity.weight", "applies to method: penalty only")
                 );
@@ -1163,7 +1196,7 @@ pub fn load_problem(
             (other, _) => {
                 return Err(ctx.invalid(
                     "complementarity.method",
-                    format!("'{other}' is not a method (relaxation or penalty)"),
+                    format!("'{other}' is not a method (penalty, relaxation or smoothing)"),
                 ));
             }
         },
@@ -1201,6 +1234,7 @@ pub fn load_problem(
         complementarity,
         stances,
         model,
+        robot_file: robot_path,
     })
 }
 

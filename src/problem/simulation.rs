@@ -211,6 +211,8 @@ pub struct SimulationProblem {
     pub name: String,
     /// The robot, with gravity applied.
     pub model: Model,
+    /// The robot's URDF file (relative to the working directory, as the simulation file names it).
+    pub robot_file: PathBuf,
     /// The integrator.
     pub integrator: Integrator,
     /// Step, horizon and Newton settings.
@@ -277,7 +279,8 @@ pub fn load_simulation(
             format!("must be three finite numbers, got {gravity:?}"),
         ));
     }
-    let model = load_urdf(relative_to(path, &f.robot), f.base)
+    let robot_file = relative_to(path, &f.robot);
+    let model = load_urdf(&robot_file, f.base)
         .map_err(|source| ProblemError::Robot {
             path: shown.clone(),
             source,
@@ -383,6 +386,7 @@ pub fn load_simulation(
     Ok(SimulationProblem {
         contact,
         name,
+        robot_file,
         integrator: overrides.integrator.unwrap_or(f.integrator),
         options: SimulationOptions {
             dt,

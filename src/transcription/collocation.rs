@@ -25,6 +25,8 @@ use std::ops::Range;
 /// Per-point buffers for the contact forces in the inverse-dynamics rows and the Hessian.
 struct PointBuffers {
     ws: Workspace,
+    /// The configuration the loads are evaluated at.
+    config: Vec<f64>,
     der: InverseDynamicsDerivatives,
     fs: ForceScratch,
     load: LoadTerms,
@@ -98,6 +100,7 @@ impl<'a> CollocationNlp<'a> {
             .iter()
             .map(|vars| PointBuffers {
                 ws: Workspace::new(model),
+                config: vec![0.0; n],
                 der: InverseDynamicsDerivatives::new(model),
                 fs: terms.force_scratch(prob.contact.as_ref()),
                 load: LoadTerms::new(n, vars.len()),
@@ -160,6 +163,20 @@ impl<'a> CollocationNlp<'a> {
         Ok(x)
     }
 
+    /// Sets the smoothing of the contact complementarity rows (method `smoothing`).
+    pub fn set_smoothing(&mut self, mu: f64) {
+        self.terms.set_smoothing(mu);
+    }
+
+    /// Starts the next solve from `x`.
+    ///
+    /// # Panics
+    /// If `x` does not have one entry per variable.
+    pub fn set_start(&mut self, x: &[f64]) {
+        assert_eq!(x.len(), self.start.len(), "one start value per variable");
+        self.start.copy_from_slice(x);
+    }
+
     /// The trajectory at `x`.
     pub fn solution(&self, x: &[f64]) -> Solution {
         let l = &self.layout;
@@ -186,19 +203,18 @@ impl<'a> CollocationNlp<'a> {
         }
     }
 
-    /// The loads' generalized force at point `p` of `x`, its configuration replaced by `q`,
-    /// with its derivatives, into `b.load`.
+    /// The loads' generalized force at point `p` of `x`, its configuration replaced by
+    /// `b.config`, with its derivatives, into `b.load`.
     fn loads_at(
         terms: &Terms,
         model: &Model,
         loads: &[PointLoad],
         p: usize,
         x: &[f64],
-        q: &[f64],
         b: &mut PointBuffers,
     ) {
-        terms.forces(p, x, q, &mut b.fs);
-        b.load.evaluate(model, loads, &mut b.ws, q, &b.fs);
+        terms.forces(p, x, &b.config, &mut b.fs);
+        b.load.evaluate(model, loads, &mut b.ws, &b.config, &b.fs);
     }
 }
 
@@ -281,8 +297,9 @@ impl Nlp for CollocationNlp<'_> {
                 .zip(c[..l.points() * n].par_chunks_mut(n))
                 .enumerate()
                 .for_each(|(p, (b, rows))| {
-                    let q = &x[l.start(p, Var::Q)..l.start(p, Var::Q) + n];
-                    Self::loads_at(terms, model, loads, p, x, q, b);
+                    b.config
+                        .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + n]);
+                    Self::loads_at(terms, model, loads, p, x, b);
                     for (r, qi) in rows.iter_mut().zip(&b.load.q) {
                         *r -= qi;
                     }
@@ -326,8 +343,9 @@ impl Nlp for CollocationNlp<'_> {
                 .zip(chunks.into_par_iter())
                 .enumerate()
                 .for_each(|(p, (b, out))| {
-                    let q = &x[l.start(p, Var::Q)..l.start(p, Var::Q) + n];
-                    Self::loads_at(terms, model, loads, p, x, q, b);
+                    b.config
+                        .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + n]);
+                    Self::loads_at(terms, model, loads, p, x, b);
                     let mut idx = 0;
                     for &(i, j) in &chains {
                         out[idx] = -b.load.dq[(i, j)];
@@ -411,8 +429,8 @@ impl Nlp for CollocationNlp<'_> {
                         let (v, a) = rest.split_at(n);
                         inverse_dynamics_derivatives(model, &mut b.ws, q, v, a, &mut b.der);
                         if with_loads && j < n {
-                            let q = q.to_vec();
-                            Self::loads_at(terms, model, loads, p, x, &q, b);
+                            b.config.copy_from_slice(q);
+                            Self::loads_at(terms, model, loads, p, x, b);
                         }
                         let g = if plus {
                             &mut b.grad_plus
@@ -441,8 +459,8 @@ impl Nlp for CollocationNlp<'_> {
                     }
                     b.state[j] = x0;
                     if with_loads && j < n {
-                        let q = b.state[..n].to_vec();
-                        Self::loads_at(terms, model, loads, p, x, &q, b);
+                        b.config.copy_from_slice(&b.state[..n]);
+                        Self::loads_at(terms, model, loads, p, x, b);
                     }
                     for c in 0..b.grad_plus.len() {
                         b.hess[(c, j)] = (b.grad_plus[c] - b.grad_minus[c]) / (2.0 * h);

@@ -53,7 +53,7 @@ impl LoadTerms {
                 self.q[j] += (0..3).map(|d| self.jac[(d, j)] * f[d]).sum::<f64>();
             }
             self.dq += &self.stiffness;
-            self.dq += self.jac.transpose() * dfdq;
+            self.dq.gemm_tr(1.0, &self.jac, dfdq, 1.0);
         }
         for (c, (l, _, dv)) in fs.variables().enumerate() {
             let load = &loads[l];

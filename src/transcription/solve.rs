@@ -1,7 +1,7 @@
 //! Solving a problem: transcribe, run the SQP, and read the trajectory back.
 
 use super::{CollocationNlp, ContactResiduals, Solution, VariationalNlp};
-use crate::problem::{TrajectoryProblem, TranscriptionKind};
+use crate::problem::{ComplementarityMethod, TrajectoryProblem, TranscriptionKind};
 use crate::sqp::Status;
 use crate::sqp::{LogObserver, Nlp, Solver, SqpError, SqpResult};
 use std::io::Write;
@@ -61,11 +61,11 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
     let mut outcome = match prob.transcription {
         TranscriptionKind::Variational(s) => {
             let mut nlp = VariationalNlp::new(prob, s).map_err(SolveError::Transcription)?;
-            run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
+            run(&solver, &mut observer, &mut nlp, prob)
         }
         TranscriptionKind::HermiteSimpson => {
             let mut nlp = CollocationNlp::new(prob).map_err(SolveError::Transcription)?;
-            run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
+            run(&solver, &mut observer, &mut nlp, prob)
         }
     }?;
     check_contact(prob, &mut outcome);
@@ -109,16 +109,104 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
     );
 }
 
-/// Solves a transcribed `nlp` and reads its trajectory back with `solution`.
-fn run<N: Nlp>(
+/// A transcription as the solve loop sees it.
+trait Transcription: Nlp {
+    /// The trajectory at `x`.
+    fn solution(&mut self, x: &[f64]) -> Solution;
+    /// Sets the smoothing of the contact complementarity rows.
+    fn set_smoothing(&mut self, mu: f64);
+    /// Starts the next solve from `x`.
+    fn set_start(&mut self, x: &[f64]);
+}
+
+impl Transcription for VariationalNlp<'_> {
+    fn solution(&mut self, x: &[f64]) -> Solution {
+        VariationalNlp::solution(self, x)
+    }
+    fn set_smoothing(&mut self, mu: f64) {
+        VariationalNlp::set_smoothing(self, mu);
+    }
+    fn set_start(&mut self, x: &[f64]) {
+        VariationalNlp::set_start(self, x);
+    }
+}
+
+impl Transcription for CollocationNlp<'_> {
+    fn solution(&mut self, x: &[f64]) -> Solution {
+        CollocationNlp::solution(self, x)
+    }
+    fn set_smoothing(&mut self, mu: f64) {
+        CollocationNlp::set_smoothing(self, mu);
+    }
+    fn set_start(&mut self, x: &[f64]) {
+        CollocationNlp::set_start(self, x);
+    }
+}
+
+/// The smoothing levels of the solves: one solve without smoothing, or `μ` from `start` to
+/// `end` by factors of [`SMOOTHING_DECREASE`].
+fn smoothing_levels(method: ComplementarityMethod) -> Vec<Option<f64>> {
+    match method {
+        ComplementarityMethod::Smoothing { start, end } => {
+            let mut out = Vec::new();
+            let mut mu = start;
+            while mu > end * (1.0 + 1e-9) {
+                out.push(Some(mu));
+                mu *= SMOOTHING_DECREASE;
+            }
+            out.push(Some(end));
+            out
+        }
+        _ => vec![None],
+    }
+}
+
+/// Factor between successive smoothing levels.
+const SMOOTHING_DECREASE: f64 = 0.1;
+
+/// Solves a transcribed `nlp` (once, or along the smoothing levels of its contact
+/// complementarity, each solve started where the last ended; the result then sums their
+/// iterations, times and histories) and reads its trajectory back.
+fn run<N: Transcription>(
     solver: &Solver,
     observer: &mut LogObserver<'_>,
     nlp: &mut N,
-    solution: impl FnOnce(&mut N, &[f64]) -> Solution,
+    prob: &TrajectoryProblem,
 ) -> Result<Outcome, SolveError> {
     let size = size_of(nlp);
-    let result = solver.solve_with_observer(nlp, observer)?;
-    let solution = solution(nlp, &result.x);
+    let mut total: Option<SqpResult> = None;
+    for level in smoothing_levels(prob.complementarity) {
+        if let Some(mu) = level {
+            nlp.set_smoothing(mu);
+        }
+        if let Some(prev) = &total {
+            nlp.set_start(&prev.x);
+        }
+        let mut result = solver.solve_with_observer(nlp, observer)?;
+        if let Some(prev) = total.take() {
+            let offset = prev.iterations;
+            for h in &mut result.history {
+                h.iteration += offset;
+            }
+            let mut history = prev.history;
+            history.extend(result.history.into_iter().skip(1));
+            result.history = history;
+            result.iterations += prev.iterations;
+            result.qp_iterations += prev.qp_iterations;
+            result.timing.total += prev.timing.total;
+            result.timing.nlp_evaluation += prev.timing.nlp_evaluation;
+            result.timing.qp += prev.timing.qp;
+        }
+        let stop = !matches!(result.status, Status::Converged | Status::Acceptable);
+        total = Some(result);
+        if stop {
+            break;
+        }
+    }
+    let Some(result) = total else {
+        return Err(SolveError::Transcription("no solve was run".into()));
+    };
+    let solution = nlp.solution(&result.x);
     Ok(Outcome {
         result,
         solution,

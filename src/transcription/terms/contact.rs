@@ -8,7 +8,7 @@
 //! knot or midpoint.
 
 use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
-use crate::contact::{ContactModel, GAP, NORMAL, SLIDING};
+use crate::contact::{CONE, ContactModel, GAP, NORMAL, SLIDING};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem};
 use crate::vi::PointLoad;
 
@@ -19,6 +19,8 @@ struct Contact {
     /// The union of the chains, sorted.
     joints: Vec<usize>,
     method: ComplementarityMethod,
+    /// The current smoothing `μ` of the Fischer–Burmeister rows (method `Smoothing`).
+    smoothing: f64,
 }
 
 /// Adds the contact term when the problem has terrain.
@@ -39,12 +41,37 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
         chains,
         joints,
         method: prob.complementarity,
+        smoothing: match prob.complementarity {
+            ComplementarityMethod::Smoothing { start, .. } => start,
+            _ => 0.0,
+        },
     }));
 }
 
 impl Contact {
     fn size(&self) -> usize {
         self.model.sites.len() * self.model.per_site()
+    }
+
+    fn smoothed(&self) -> bool {
+        matches!(self.method, ComplementarityMethod::Smoothing { .. })
+    }
+
+    /// What row `row` of a point's conditions depends on: `q`, `v`, and its constant
+    /// derivatives along the point's own variables.
+    fn row_uses(&self, row: usize) -> (bool, bool, Vec<(usize, f64)>) {
+        let constant = self
+            .model
+            .variable_derivatives()
+            .into_iter()
+            .filter(|&(r, _, _)| r == row)
+            .map(|(_, v, value)| (v, value))
+            .collect();
+        match row {
+            GAP => (true, false, constant),
+            CONE => (false, false, constant),
+            _ => (true, true, constant),
+        }
     }
 
     /// Evaluates the contact conditions at the local values into the scratch.
@@ -106,13 +133,20 @@ impl PointTerm for Contact {
         }
     }
 
+    /// The conditions' rows (`≥ 0`), and with smoothing one Fischer–Burmeister row (`= 0`) per
+    /// pair after them.
     fn rows(&self, _p: &PointInfo) -> usize {
-        self.size()
+        if self.smoothed() {
+            2 * self.size()
+        } else {
+            self.size()
+        }
     }
 
     fn row_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
         lower.fill(0.0);
         upper.fill(f64::INFINITY);
+        upper[self.size()..].fill(0.0);
     }
 
     fn jacobian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
@@ -129,6 +163,23 @@ impl PointTerm for Contact {
                 out.extend(chain.iter().map(|&c| (row, ix.v(c))));
             }
         }
+        if self.smoothed() {
+            let size = self.size();
+            for (l, chain) in self.chains.iter().enumerate() {
+                for (row, var) in self.model.pairs() {
+                    let fb = size + l * k + row;
+                    let (uses_q, uses_v, constant) = self.row_uses(row);
+                    if uses_q {
+                        out.extend(chain.iter().map(|&c| (fb, ix.q(c))));
+                    }
+                    if uses_v {
+                        out.extend(chain.iter().map(|&c| (fb, ix.v(c))));
+                    }
+                    out.extend(constant.iter().map(|&(v, _)| (fb, ix.own(l * k + v))));
+                    out.push((fb, ix.own(l * k + var)));
+                }
+            }
+        }
     }
 
     fn evaluate(
@@ -143,9 +194,26 @@ impl PointTerm for Contact {
         let Some(sample) = scratch.contact.as_ref() else {
             return;
         };
-        rows.copy_from_slice(&sample.rows);
-        let Some(jv) = jac else { return };
+        let size = self.size();
+        rows[..size].copy_from_slice(&sample.rows);
         let k = self.model.per_site();
+        // Fischer–Burmeister rows and their derivatives along a and b.
+        let mut fb_partials = Vec::new();
+        if self.smoothed() {
+            let mu = self.smoothing;
+            for l in 0..self.model.sites.len() {
+                for (row, var) in self.model.pairs() {
+                    let (a, b) = (sample.rows[l * k + row], local.own[l * k + var]);
+                    let r = (a * a + b * b + 2.0 * mu * mu).sqrt();
+                    rows[size + l * k + row] = a + b - r;
+                    fb_partials.push((
+                        1.0 - a / r.max(f64::MIN_POSITIVE),
+                        1.0 - b / r.max(f64::MIN_POSITIVE),
+                    ));
+                }
+            }
+        }
+        let Some(jv) = jac else { return };
         let constant = self.model.variable_derivatives();
         let mut e = 0;
         for (l, chain) in self.chains.iter().enumerate() {
@@ -170,6 +238,39 @@ impl PointTerm for Contact {
                 }
             }
         }
+        if self.smoothed() {
+            let mut pair = 0;
+            for (l, chain) in self.chains.iter().enumerate() {
+                for (row, _) in self.model.pairs() {
+                    let (da, db) = fb_partials[pair];
+                    pair += 1;
+                    let r = l * k + row;
+                    let (uses_q, uses_v, constant) = self.row_uses(row);
+                    if uses_q {
+                        for &c in chain {
+                            jv[e] = da * sample.rows_dq[(r, c)];
+                            e += 1;
+                        }
+                    }
+                    if uses_v {
+                        for &c in chain {
+                            jv[e] = da * sample.rows_dv[(r, c)];
+                            e += 1;
+                        }
+                    }
+                    for &(_, value) in &constant {
+                        jv[e] = da * value;
+                        e += 1;
+                    }
+                    jv[e] = db;
+                    e += 1;
+                }
+            }
+        }
+    }
+
+    fn set_smoothing(&mut self, mu: f64) {
+        self.smoothing = mu;
     }
 
     /// With the penalty, `weight · Σ_pairs row · variable` at the point: its gradient is
@@ -253,6 +354,23 @@ impl PointTerm for Contact {
             {
                 let z = ix.own(l * k + var);
                 out.push((z, z));
+            }
+        }
+        if self.smoothed() {
+            for (l, chain) in self.chains.iter().enumerate() {
+                let vars: Vec<usize> = chain
+                    .iter()
+                    .map(|&c| ix.q(c))
+                    .chain(chain.iter().map(|&c| ix.v(c)))
+                    .chain((0..k).map(|v| ix.own(l * k + v)))
+                    .collect();
+                for &a in &vars {
+                    for &b in &vars {
+                        if a >= b {
+                            out.push((a, b));
+                        }
+                    }
+                }
             }
         }
         if let ComplementarityMethod::Penalty(_) = self.method {

@@ -1,17 +1,15 @@
 //! `½ vee(R*ᵀR − RᵀR*) = 0` at one time: a frame's world orientation equals `R*` (up to a half
 //! turn).
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern};
+use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, TimedFrame};
 use crate::dynamics::frame_jacobian;
-use crate::problem::{BodyPoint, PathConstraint, TrajectoryProblem};
+use crate::problem::{PathConstraint, TrajectoryProblem};
 use crate::spatial::{Mat3, Vec3, hat, vee};
 use crate::transcription::common::{Points, frame_rotation};
 
 struct FrameOrientation {
-    point: BodyPoint,
+    frame: TimedFrame,
     rotation: Mat3,
-    at: usize,
-    chain: Vec<usize>,
 }
 
 /// Adds one term per frame-orientation constraint.
@@ -25,10 +23,8 @@ pub(super) fn add(prob: &TrajectoryProblem, points: &Points, terms: &mut Vec<Box
         } = c
         {
             terms.push(Box::new(FrameOrientation {
-                point: *point,
+                frame: TimedFrame::new(prob, points, *point, *time),
                 rotation: *rotation,
-                at: points.at(*time, prob.duration),
-                chain: chain(&prob.model, point.body),
             }));
         }
     }
@@ -36,13 +32,11 @@ pub(super) fn add(prob: &TrajectoryProblem, points: &Points, terms: &mut Vec<Box
 
 impl PointTerm for FrameOrientation {
     fn rows(&self, p: &PointInfo) -> usize {
-        if p.index == self.at { 3 } else { 0 }
+        self.frame.rows(p, 3)
     }
 
     fn jacobian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        for r in 0..self.rows(p) {
-            out.extend(self.chain.iter().map(|&j| (r, ix.q(j))));
-        }
+        self.frame.jacobian_pattern(self.rows(p), ix, out);
     }
 
     fn evaluate(
@@ -53,24 +47,25 @@ impl PointTerm for FrameOrientation {
         rows: &mut [f64],
         jac: Option<&mut [f64]>,
     ) {
-        if p.index != self.at {
+        let f = &self.frame;
+        if p.index != f.at {
             return;
         }
         let target = &self.rotation;
-        let rm = frame_rotation(&scratch.kin, &self.point);
+        let rm = frame_rotation(&scratch.kin, &f.point);
         rows[..3].copy_from_slice(orientation_error(target, &rm).as_slice());
         if let Some(jv) = jac {
             let fj = &mut scratch.frame_jacobian;
             frame_jacobian(
                 local.model,
                 &scratch.kin,
-                self.point.body,
-                &self.point.placement,
+                f.point.body,
+                &f.point.placement,
                 fj,
             );
             let mut k = 0;
             for comp in 0..3 {
-                for &j in &self.chain {
+                for &j in &f.chain {
                     let w = Vec3::new(fj[(0, j)], fj[(1, j)], fj[(2, j)]);
                     jv[k] = orientation_error_rate(target, &rm, &w)[comp];
                     k += 1;
@@ -80,9 +75,7 @@ impl PointTerm for FrameOrientation {
     }
 
     fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        if p.index == self.at {
-            chain_pattern(&self.chain, ix, out);
-        }
+        self.frame.hessian_pattern(p, ix, out);
     }
 }
 

@@ -1,17 +1,15 @@
 //! `eᵀ p_frame(q(t)) = eᵀ p*` along chosen world axes at one time: a frame's origin placed.
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern};
+use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, TimedFrame};
 use crate::dynamics::frame_jacobian;
-use crate::problem::{BodyPoint, PathConstraint, TrajectoryProblem};
+use crate::problem::{PathConstraint, TrajectoryProblem};
 use crate::spatial::Vec3;
 use crate::transcription::common::{Points, frame_origin};
 
 struct FramePosition {
-    point: BodyPoint,
+    frame: TimedFrame,
     position: Vec3,
     axes: Vec<Vec3>,
-    at: usize,
-    chain: Vec<usize>,
 }
 
 /// Adds one term per frame-position constraint.
@@ -26,11 +24,9 @@ pub(super) fn add(prob: &TrajectoryProblem, points: &Points, terms: &mut Vec<Box
         } = c
         {
             terms.push(Box::new(FramePosition {
-                point: *point,
+                frame: TimedFrame::new(prob, points, *point, *time),
                 position: *position,
                 axes: axes.clone(),
-                at: points.at(*time, prob.duration),
-                chain: chain(&prob.model, point.body),
             }));
         }
     }
@@ -38,17 +34,11 @@ pub(super) fn add(prob: &TrajectoryProblem, points: &Points, terms: &mut Vec<Box
 
 impl PointTerm for FramePosition {
     fn rows(&self, p: &PointInfo) -> usize {
-        if p.index == self.at {
-            self.axes.len()
-        } else {
-            0
-        }
+        self.frame.rows(p, self.axes.len())
     }
 
     fn jacobian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        for r in 0..self.rows(p) {
-            out.extend(self.chain.iter().map(|&j| (r, ix.q(j))));
-        }
+        self.frame.jacobian_pattern(self.rows(p), ix, out);
     }
 
     fn evaluate(
@@ -59,10 +49,11 @@ impl PointTerm for FramePosition {
         rows: &mut [f64],
         jac: Option<&mut [f64]>,
     ) {
-        if p.index != self.at {
+        let f = &self.frame;
+        if p.index != f.at {
             return;
         }
-        let d = frame_origin(&scratch.kin, &self.point) - self.position;
+        let d = frame_origin(&scratch.kin, &f.point) - self.position;
         for (r, e) in self.axes.iter().enumerate() {
             rows[r] = e.dot(&d);
         }
@@ -71,13 +62,13 @@ impl PointTerm for FramePosition {
             frame_jacobian(
                 local.model,
                 &scratch.kin,
-                self.point.body,
-                &self.point.placement,
+                f.point.body,
+                &f.point.placement,
                 fj,
             );
             let mut k = 0;
             for e in &self.axes {
-                for &j in &self.chain {
+                for &j in &f.chain {
                     jv[k] = e.dot(&Vec3::new(fj[(3, j)], fj[(4, j)], fj[(5, j)]));
                     k += 1;
                 }
@@ -86,8 +77,6 @@ impl PointTerm for FramePosition {
     }
 
     fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        if p.index == self.at {
-            chain_pattern(&self.chain, ix, out);
-        }
+        self.frame.hessian_pattern(p, ix, out);
     }
 }

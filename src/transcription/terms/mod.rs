@@ -223,6 +223,9 @@ pub(crate) trait PointTerm: Send + Sync {
         Vec::new()
     }
 
+    /// Sets the smoothing of the term's complementarity rows, for a solve at that level.
+    fn set_smoothing(&mut self, _mu: f64) {}
+
     /// The world forces at the term's loads at `p`, with their derivatives.
     fn forces(
         &self,
@@ -461,6 +464,14 @@ impl ForceScratch {
     }
 }
 
+impl PointState {
+    /// Gathers the point's local vector out of `x` and does its forward kinematics.
+    fn load(&mut self, plan: &PointPlan, model: &Model, n: usize, n_u: usize, x: &[f64]) {
+        plan.gather(n, n_u, x, &mut self.local);
+        forward_kinematics(model, &mut self.scratch.kin, &self.local[..n]);
+    }
+}
+
 /// The terms of a problem laid out on a transcription's points.
 pub(crate) struct Terms<'a> {
     model: &'a Model,
@@ -595,6 +606,13 @@ impl<'a> Terms<'a> {
         }
     }
 
+    /// Sets the smoothing of every term's complementarity rows.
+    pub fn set_smoothing(&mut self, mu: f64) {
+        for term in &mut self.terms {
+            term.set_smoothing(mu);
+        }
+    }
+
     /// Own variables of all terms.
     pub fn num_variables(&self) -> usize {
         self.num_own
@@ -635,8 +653,7 @@ impl<'a> Terms<'a> {
     pub fn start(&mut self, x: &mut [f64]) {
         let (n, n_u, model) = (self.n, self.n_u, self.model);
         for (plan, st) in self.plans.iter().zip(&mut self.states) {
-            plan.gather(n, n_u, x, &mut st.local);
-            forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+            st.load(plan, model, n, n_u, x);
             for (term, b) in self.terms.iter().zip(&plan.blocks) {
                 let mut own = vec![0.0; b.own_len];
                 let local = view(model, &b.ix, &st.local, b.own_len);
@@ -654,8 +671,7 @@ impl<'a> Terms<'a> {
             .par_iter()
             .zip(self.states.par_iter_mut())
             .map(|(plan, st)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let mut f = 0.0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -674,8 +690,7 @@ impl<'a> Terms<'a> {
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 st.grad.fill(0.0);
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -707,8 +722,7 @@ impl<'a> Terms<'a> {
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let mut r = 0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -747,8 +761,7 @@ impl<'a> Terms<'a> {
             .zip(self.states.par_iter_mut())
             .zip(chunks.into_par_iter())
             .for_each(|((plan, st), out)| {
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let (mut r, mut e) = (0, 0);
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -794,8 +807,7 @@ impl<'a> Terms<'a> {
                 if plan.curvature.vars.is_empty() {
                     return;
                 }
-                plan.gather(n, n_u, x, &mut st.local);
-                forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                st.load(plan, model, n, n_u, x);
                 let cv = &plan.curvature;
                 for (k, &a) in cv.vars.iter().enumerate() {
                     let x0 = st.local[a];
@@ -1026,6 +1038,49 @@ fn local_gradient(
         );
         for (&(r, a), v) in b.jac_pattern.iter().zip(&jac[..len]) {
             g[a] += lambda[b.row + r] * v;
+        }
+    }
+}
+
+/// A frame at one point of the trajectory: where the frame-position and frame-orientation
+/// terms apply and what they depend on.
+struct TimedFrame {
+    point: crate::problem::BodyPoint,
+    /// The point index the time snaps to.
+    at: usize,
+    chain: Vec<usize>,
+}
+
+impl TimedFrame {
+    fn new(
+        prob: &TrajectoryProblem,
+        points: &Points,
+        point: crate::problem::BodyPoint,
+        time: crate::problem::TimeSpec,
+    ) -> Self {
+        Self {
+            point,
+            at: points.at(time, prob.duration),
+            chain: chain(&prob.model, point.body),
+        }
+    }
+
+    /// `rows` at its point, none elsewhere.
+    fn rows(&self, p: &PointInfo, rows: usize) -> usize {
+        if p.index == self.at { rows } else { 0 }
+    }
+
+    /// Each of `rows` rows depends on the chain's configurations.
+    fn jacobian_pattern(&self, rows: usize, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        for r in 0..rows {
+            out.extend(self.chain.iter().map(|&j| (r, ix.q(j))));
+        }
+    }
+
+    /// Curvature over the chain at its point.
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        if p.index == self.at {
+            chain_pattern(&self.chain, ix, out);
         }
     }
 }
