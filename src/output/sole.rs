@@ -183,10 +183,13 @@ impl<'a> Layout<'a> {
         )))?;
         for (path, color) in [(&panel.com, COM), (&panel.cop, COP)] {
             for piece in path.split(|p| !(p.0.is_finite() && p.1.is_finite())) {
-                chart.draw_series(std::iter::once(PathElement::new(
-                    piece.to_vec(),
-                    color.stroke_width(s.upx(2)),
-                )))?;
+                // Segment by segment: plotters joins a wide polyline with mitres, which at the
+                // sharp turns of a centre of pressure become long spikes in the bitmap.
+                chart.draw_series(
+                    piece
+                        .windows(2)
+                        .map(|w| PathElement::new(w.to_vec(), color.stroke_width(s.upx(2)))),
+                )?;
                 chart.draw_series(
                     piece
                         .iter()
