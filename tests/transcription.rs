@@ -273,7 +273,8 @@ fn variable_and_constraint_counts_follow_table_1() {
 
 /// A stance foot is a holonomic constraint of `m = 6` with its force as variables at each of the
 /// `2N + 1` points (Table 1's `(2N+1)m` variables for both transcriptions), held by six
-/// position rows per point, plus the 16 rows of its wrench cone per point.
+/// position rows per point, plus the 16 rows of its wrench cone per point; Hermite–Simpson adds
+/// six acceleration rows at its first point.
 #[test]
 fn a_stance_adds_its_wrench_and_rows_at_every_point() {
     let base = "name: t\nrobot: ROBOTS/box.urdf\nbase: floating\nduration: 0.3\nstages: 3\n\
@@ -297,9 +298,10 @@ fn a_stance_adds_its_wrench_and_rows_at_every_point() {
         CollocationNlp::new(&held).unwrap(),
     );
     assert_eq!(b.num_variables() - a.num_variables(), points * m);
+    // Hermite-Simpson also holds the sole's acceleration at the first point.
     assert_eq!(
         b.num_constraints() - a.num_constraints(),
-        points * (m + cone)
+        points * (m + cone) + m
     );
 }
 
@@ -329,4 +331,56 @@ fn straight_line_guess_ends_on_the_reach_target() {
     let p = pose[tool.body].transform_point(&tool.placement.translation);
     let target = nalgebra::Vector3::new(0.55, 0.2, 0.45);
     assert!((p - target).norm() < 1e-6, "guess ends at {p:?}");
+}
+
+/// Hermite–Simpson's acceleration rows of a stance (its last six rows), alone: their Jacobian
+/// against differences of the rows, and the Hessian of `λᵀr` with multipliers on those rows
+/// only against differences of its gradient.
+#[test]
+fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
+    let prob = problem("hs_acc.yaml", HUMANOID_STANCE);
+    let mut nlp = CollocationNlp::new(&prob).unwrap();
+    let x = perturbed(&nlp, 3);
+    let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+    let rows = m - 6..m;
+    let exact = dense_jacobian(&mut nlp, &x).rows(rows.start, 6).into_owned();
+    let fd = fd_jacobian(&mut nlp, &x).rows(rows.start, 6).into_owned();
+    let e = rel(&exact, &fd);
+    assert!(e < 1e-7, "Jacobian relative error {e:e}");
+    assert!(exact.norm() > 1.0, "rows without dependence: {}", exact.norm());
+    let lambda: Vec<f64> = (0..m)
+        .map(|r| {
+            if rows.contains(&r) {
+                1.0 + r as f64 % 3.0
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let st = nlp.hessian_structure().unwrap();
+    let mut vals = vec![0.0; st.len()];
+    nlp.hessian_values(&x, 0.0, &lambda, &mut vals).unwrap();
+    let mut h = DMatrix::zeros(n, n);
+    for (&(r, c), v) in st.iter().zip(&vals) {
+        h[(r, c)] += v;
+        if r != c {
+            h[(c, r)] += v;
+        }
+    }
+    let mut fd = DMatrix::zeros(n, n);
+    let mut xp = x.clone();
+    for c in 0..n {
+        let step = 1e-5 * x[c].abs().max(1.0);
+        xp[c] = x[c] + step;
+        let gp = lagrangian_gradient(&mut nlp, &xp, 0.0, &lambda);
+        xp[c] = x[c] - step;
+        let gm = lagrangian_gradient(&mut nlp, &xp, 0.0, &lambda);
+        xp[c] = x[c];
+        for r in 0..n {
+            fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
+        }
+    }
+    let e = rel(&h, &fd);
+    assert!(e < 1e-6, "Hessian relative error {e:e}");
+    assert!(h.norm() > 1.0, "no curvature: {}", h.norm());
 }

@@ -9,6 +9,7 @@
 
 use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_triangle};
 use super::guess::initial_trajectory;
+use super::held_acceleration::HeldAcceleration;
 use super::loads::LoadTerms;
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
@@ -40,6 +41,8 @@ struct PointBuffers {
 pub struct CollocationNlp<'a> {
     prob: &'a TrajectoryProblem,
     hs: HermiteSimpson,
+    /// The stances' acceleration rows at the first point, after the terms' rows.
+    held: HeldAcceleration,
     layout: HermiteSimpsonLayout,
     points: Points,
     num_vars: usize,
@@ -110,9 +113,11 @@ impl<'a> CollocationNlp<'a> {
                 hess: DMatrix::zeros(3 * n + vars.len(), 3 * n),
             })
             .collect();
+        let held = HeldAcceleration::new(prob);
         let mut nlp = Self {
             num_vars: layout.num_variables() + terms.num_variables(),
-            num_rows: hs.num_rows() + terms.num_rows(),
+            num_rows: hs.num_rows() + terms.num_rows() + held.num_rows(),
+            held,
             prob,
             layout,
             points,
@@ -306,6 +311,9 @@ impl Nlp for CollocationNlp<'_> {
                 });
         }
         self.terms.constraints(x, c);
+        let held_rows = self.num_rows - self.held.num_rows();
+        self.held
+            .constraints(&self.prob.model, &self.layout, x, &mut c[held_rows..]);
         check_finite(c, "constraint values")
     }
 
@@ -315,6 +323,10 @@ impl Nlp for CollocationNlp<'_> {
             t.extend(self.load_structure(p));
         }
         t.extend(self.terms.jacobian_structure());
+        t.extend(
+            self.held
+                .jacobian_structure(&self.layout, self.num_rows - self.held.num_rows()),
+        );
         t
     }
 
@@ -359,7 +371,11 @@ impl Nlp for CollocationNlp<'_> {
                     }
                 });
         }
+        let (term_vals, held_vals) =
+            term_vals.split_at_mut(term_vals.len() - self.held.jacobian_len());
         self.terms.jacobian_values(x, term_vals);
+        self.held
+            .jacobian_values(&self.prob.model, &self.layout, x, held_vals);
         check_finite(values, "Jacobian values")
     }
 
@@ -378,6 +394,7 @@ impl Nlp for CollocationNlp<'_> {
             }
         }
         t.extend(self.terms.hessian_structure());
+        t.extend(self.held.hessian_structure(&self.layout));
         Some(t)
     }
 
@@ -477,7 +494,16 @@ impl Nlp for CollocationNlp<'_> {
                     }
                 }
             });
-        self.terms.hessian_values(x, obj_factor, lambda, rest);
+        let (term_vals, held_vals) = rest.split_at_mut(rest.len() - self.held.hessian_len());
+        self.terms.hessian_values(x, obj_factor, lambda, term_vals);
+        let held_rows = self.num_rows - self.held.num_rows();
+        self.held.hessian_values(
+            &self.prob.model,
+            &self.layout,
+            x,
+            &lambda[held_rows..],
+            held_vals,
+        );
         check_finite(values, "Hessian values")
     }
 

@@ -7,6 +7,7 @@ mod collocation;
 mod common;
 mod contact;
 mod guess;
+mod held_acceleration;
 mod loads;
 mod solution;
 mod solve;
