@@ -343,11 +343,17 @@ fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
     let x = perturbed(&nlp, 3);
     let (n, m) = (nlp.num_variables(), nlp.num_constraints());
     let rows = m - 6..m;
-    let exact = dense_jacobian(&mut nlp, &x).rows(rows.start, 6).into_owned();
+    let exact = dense_jacobian(&mut nlp, &x)
+        .rows(rows.start, 6)
+        .into_owned();
     let fd = fd_jacobian(&mut nlp, &x).rows(rows.start, 6).into_owned();
     let e = rel(&exact, &fd);
     assert!(e < 1e-7, "Jacobian relative error {e:e}");
-    assert!(exact.norm() > 1.0, "rows without dependence: {}", exact.norm());
+    assert!(
+        exact.norm() > 1.0,
+        "rows without dependence: {}",
+        exact.norm()
+    );
     let lambda: Vec<f64> = (0..m)
         .map(|r| {
             if rows.contains(&r) {
