@@ -193,39 +193,59 @@ fn lagrangian_gradient(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64])
     g
 }
 
+/// The Hessian of the Lagrangian from the lower-triangle triplets, as a full matrix.
+fn dense_hessian(
+    nlp: &mut dyn Nlp,
+    x: &[f64],
+    sigma: f64,
+    lambda: &[f64],
+    name: &str,
+) -> DMatrix<f64> {
+    let n = nlp.num_variables();
+    let st = nlp.hessian_structure().unwrap();
+    let mut vals = vec![0.0; st.len()];
+    nlp.hessian_values(x, sigma, lambda, &mut vals).unwrap();
+    let mut h = DMatrix::zeros(n, n);
+    for (&(r, c), v) in st.iter().zip(&vals) {
+        assert!(r >= c, "{name}: upper-triangle entry ({r}, {c})");
+        h[(r, c)] += v;
+        if r != c {
+            h[(c, r)] += v;
+        }
+    }
+    h
+}
+
+/// Central differences of the Lagrangian gradient.
+fn fd_hessian(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64]) -> DMatrix<f64> {
+    let n = nlp.num_variables();
+    let mut fd = DMatrix::zeros(n, n);
+    let mut xp = x.to_vec();
+    for c in 0..n {
+        let step = 1e-5 * x[c].abs().max(1.0);
+        xp[c] = x[c] + step;
+        let gp = lagrangian_gradient(nlp, &xp, sigma, lambda);
+        xp[c] = x[c] - step;
+        let gm = lagrangian_gradient(nlp, &xp, sigma, lambda);
+        xp[c] = x[c];
+        for r in 0..n {
+            fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
+        }
+    }
+    fd
+}
+
 #[test]
 fn hessians_match_differences_of_the_lagrangian_gradient() {
     let inst = instances();
     for (name, mut nlp) in nlps(&inst) {
         let nlp = nlp.as_mut();
         let x = perturbed(nlp, 2);
-        let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+        let m = nlp.num_constraints();
         let lambda: Vec<f64> = (0..m).map(|r| ((r as f64) * 1.3).cos()).collect();
         let sigma = 0.7;
-        let st = nlp.hessian_structure().unwrap();
-        let mut vals = vec![0.0; st.len()];
-        nlp.hessian_values(&x, sigma, &lambda, &mut vals).unwrap();
-        let mut h = DMatrix::zeros(n, n);
-        for (&(r, c), v) in st.iter().zip(&vals) {
-            assert!(r >= c, "{name}: upper-triangle entry ({r}, {c})");
-            h[(r, c)] += v;
-            if r != c {
-                h[(c, r)] += v;
-            }
-        }
-        let mut fd = DMatrix::zeros(n, n);
-        let mut xp = x.clone();
-        for c in 0..n {
-            let step = 1e-5 * x[c].abs().max(1.0);
-            xp[c] = x[c] + step;
-            let gp = lagrangian_gradient(nlp, &xp, sigma, &lambda);
-            xp[c] = x[c] - step;
-            let gm = lagrangian_gradient(nlp, &xp, sigma, &lambda);
-            xp[c] = x[c];
-            for r in 0..n {
-                fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
-            }
-        }
+        let h = dense_hessian(nlp, &x, sigma, &lambda, &name);
+        let fd = fd_hessian(nlp, &x, sigma, &lambda);
         let e = rel(&h, &fd);
         assert!(e < 1e-5, "{name}: Hessian relative error {e:e}");
     }
@@ -341,7 +361,7 @@ fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
     let prob = problem("hs_acc.yaml", HUMANOID_STANCE);
     let mut nlp = CollocationNlp::new(&prob).unwrap();
     let x = perturbed(&nlp, 3);
-    let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+    let m = nlp.num_constraints();
     let rows = m - 6..m;
     let exact = dense_jacobian(&mut nlp, &x)
         .rows(rows.start, 6)
@@ -363,29 +383,8 @@ fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
             }
         })
         .collect();
-    let st = nlp.hessian_structure().unwrap();
-    let mut vals = vec![0.0; st.len()];
-    nlp.hessian_values(&x, 0.0, &lambda, &mut vals).unwrap();
-    let mut h = DMatrix::zeros(n, n);
-    for (&(r, c), v) in st.iter().zip(&vals) {
-        h[(r, c)] += v;
-        if r != c {
-            h[(c, r)] += v;
-        }
-    }
-    let mut fd = DMatrix::zeros(n, n);
-    let mut xp = x.clone();
-    for c in 0..n {
-        let step = 1e-5 * x[c].abs().max(1.0);
-        xp[c] = x[c] + step;
-        let gp = lagrangian_gradient(&mut nlp, &xp, 0.0, &lambda);
-        xp[c] = x[c] - step;
-        let gm = lagrangian_gradient(&mut nlp, &xp, 0.0, &lambda);
-        xp[c] = x[c];
-        for r in 0..n {
-            fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
-        }
-    }
+    let h = dense_hessian(&mut nlp, &x, 0.0, &lambda, "acceleration rows");
+    let fd = fd_hessian(&mut nlp, &x, 0.0, &lambda);
     let e = rel(&h, &fd);
     assert!(e < 1e-6, "Hessian relative error {e:e}");
     assert!(h.norm() > 1.0, "no curvature: {}", h.norm());
