@@ -12,6 +12,7 @@
 mod aba;
 mod crba;
 mod energy;
+mod held;
 mod jacobian;
 mod joint_frame;
 mod kinematics;
@@ -24,13 +25,14 @@ mod rnea_gradient;
 pub use aba::forward_dynamics;
 pub use crba::mass_matrix;
 pub use energy::{center_of_mass, kinetic_energy, potential_energy, spring_energy};
+pub use held::{HeldFrame, HeldWorkspace, frame_bias_acceleration, held_forward_dynamics};
 pub use jacobian::{
     frame_jacobian, point_force_derivative, point_jacobian, point_velocity_derivative,
 };
 pub(crate) use joint_frame::JointFrame;
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
-pub use rk4::{simulate_rk4, simulate_rk4_with_loads};
+pub use rk4::{Loads, simulate_rk4, simulate_rk4_held, simulate_rk4_with_loads};
 pub use rnea::{bias_forces, inverse_dynamics};
 pub use rnea_derivatives::{InverseDynamicsDerivatives, inverse_dynamics_derivatives};
 pub use rnea_gradient::inverse_dynamics_gradient;

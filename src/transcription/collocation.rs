@@ -9,13 +9,12 @@
 
 use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_leading_lower_triangle};
 use super::guess::initial_trajectory;
+use super::held_acceleration::HeldAcceleration;
+use super::loads::LoadTerms;
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
 use crate::collocation::{HermiteSimpson, HermiteSimpsonLayout, Var};
-use crate::dynamics::{
-    InverseDynamicsDerivatives, Workspace, forward_kinematics, inverse_dynamics_derivatives,
-    point_force_derivative, point_jacobian,
-};
+use crate::dynamics::{InverseDynamicsDerivatives, Workspace, inverse_dynamics_derivatives};
 use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::sqp::{Complementarity, EvalError, Nlp};
@@ -65,65 +64,12 @@ enum Route {
     Differences,
 }
 
-/// The generalized force `Q = Σ_l J_l(q)ᵀ f_l` of the loads at one point and its derivatives.
-struct LoadTerms {
-    q: Vec<f64>,
-    /// `∂Q/∂q` (n×n): the loads' stiffness plus `J_lᵀ ∂f_l/∂q`.
-    dq: DMatrix<f64>,
-    /// `∂Q/∂x_j` for the force variables, column by column.
-    dvars: DMatrix<f64>,
-    jac: DMatrix<f64>,
-    stiffness: DMatrix<f64>,
-}
-
-impl LoadTerms {
-    fn new(n: usize, vars: usize) -> Self {
-        Self {
-            q: vec![0.0; n],
-            dq: DMatrix::zeros(n, n),
-            dvars: DMatrix::zeros(n, vars),
-            jac: DMatrix::zeros(3, n),
-            stiffness: DMatrix::zeros(n, n),
-        }
-    }
-
-    /// Evaluates `Q` and its derivatives from the forces in `fs` at configuration `q`.
-    fn evaluate(
-        &mut self,
-        model: &Model,
-        loads: &[PointLoad],
-        ws: &mut Workspace,
-        q: &[f64],
-        fs: &ForceScratch,
-    ) {
-        forward_kinematics(model, ws, q);
-        self.q.fill(0.0);
-        self.dq.fill(0.0);
-        self.dvars.fill(0.0);
-        for (l, f, dfdq) in fs.each() {
-            let load = &loads[l];
-            point_jacobian(model, ws, load.body, &load.offset, &mut self.jac);
-            point_force_derivative(model, ws, load.body, &load.offset, f, &mut self.stiffness);
-            for j in 0..model.dof() {
-                self.q[j] += (0..3).map(|d| self.jac[(d, j)] * f[d]).sum::<f64>();
-            }
-            self.dq += &self.stiffness;
-            self.dq.gemm_tr(1.0, &self.jac, dfdq, 1.0);
-        }
-        for (c, (l, _, dv)) in fs.variables().enumerate() {
-            let load = &loads[l];
-            point_jacobian(model, ws, load.body, &load.offset, &mut self.jac);
-            for j in 0..model.dof() {
-                self.dvars[(j, c)] = (0..3).map(|d| self.jac[(d, j)] * dv[d]).sum::<f64>();
-            }
-        }
-    }
-}
-
 /// The Hermite–Simpson transcription of a problem as an [`Nlp`].
 pub struct CollocationNlp<'a> {
     prob: &'a TrajectoryProblem,
     hs: HermiteSimpson,
+    /// The stances' acceleration rows at the first point, after the terms' rows.
+    held: HeldAcceleration,
     layout: HermiteSimpsonLayout,
     points: Points,
     num_vars: usize,
@@ -211,10 +157,12 @@ impl<'a> CollocationNlp<'a> {
             .collect();
         load_coordinates.sort_unstable();
         load_coordinates.dedup();
+        let held = HeldAcceleration::new(prob);
         let mut nlp = Self {
             load_coordinates,
             num_vars: layout.num_variables() + terms.num_variables(),
-            num_rows: hs.num_rows() + terms.num_rows(),
+            num_rows: hs.num_rows() + terms.num_rows() + held.num_rows(),
+            held,
             prob,
             layout,
             points,
@@ -301,6 +249,7 @@ impl<'a> CollocationNlp<'a> {
                 x: x[..l.end()].to_vec(),
             },
             contact: self.terms.contact_trajectory(x, self.prob.contact.as_ref()),
+            stance: self.terms.stance_trajectory(x),
         }
     }
 
@@ -374,7 +323,16 @@ impl<'a> CollocationNlp<'a> {
                     }
                 }
             });
-        self.terms.hessian_values(x, obj_factor, lambda, rest);
+        let (term_vals, held_vals) = rest.split_at_mut(rest.len() - self.held.hessian_len());
+        self.terms.hessian_values(x, obj_factor, lambda, term_vals);
+        let held_rows = self.num_rows - self.held.num_rows();
+        self.held.hessian_values(
+            &self.prob.model,
+            &self.layout,
+            x,
+            &lambda[held_rows..],
+            held_vals,
+        );
         check_finite(values, "Hessian values")
     }
 
@@ -670,6 +628,9 @@ impl Nlp for CollocationNlp<'_> {
                 });
         }
         self.terms.constraints(x, c);
+        let held_rows = self.num_rows - self.held.num_rows();
+        self.held
+            .constraints(&self.prob.model, &self.layout, x, &mut c[held_rows..]);
         check_finite(c, "constraint values")
     }
 
@@ -679,6 +640,10 @@ impl Nlp for CollocationNlp<'_> {
             t.extend(self.load_structure(p));
         }
         t.extend(self.terms.jacobian_structure());
+        t.extend(
+            self.held
+                .jacobian_structure(&self.layout, self.num_rows - self.held.num_rows()),
+        );
         t
     }
 
@@ -723,7 +688,11 @@ impl Nlp for CollocationNlp<'_> {
                     }
                 });
         }
+        let (term_vals, held_vals) =
+            term_vals.split_at_mut(term_vals.len() - self.held.jacobian_len());
         self.terms.jacobian_values(x, term_vals);
+        self.held
+            .jacobian_values(&self.prob.model, &self.layout, x, held_vals);
         check_finite(values, "Jacobian values")
     }
 
@@ -742,6 +711,7 @@ impl Nlp for CollocationNlp<'_> {
             }
         }
         t.extend(self.terms.hessian_structure());
+        t.extend(self.held.hessian_structure(&self.layout));
         Some(t)
     }
 

@@ -52,6 +52,27 @@ impl Points {
     }
 }
 
+/// The values at time `t`, linear between the rows `row(k)` of the points at `times` (held
+/// beyond the ends).
+pub(crate) fn sample_rows(times: &[f64], t: f64, row: impl Fn(usize) -> Vec<f64>) -> Vec<f64> {
+    let last = times.len().saturating_sub(1);
+    if last == 0 {
+        return row(0);
+    }
+    let k = times.partition_point(|&tp| tp <= t).clamp(1, last);
+    let (t0, t1) = (times[k - 1], times[k]);
+    let w = if t1 > t0 {
+        ((t - t0) / (t1 - t0)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    row(k - 1)
+        .iter()
+        .zip(row(k))
+        .map(|(a, b)| a + w * (b - a))
+        .collect()
+}
+
 /// An evaluation error when any value is NaN or infinite.
 pub(crate) fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> {
     if values

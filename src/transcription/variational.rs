@@ -390,6 +390,7 @@ impl<'a> VariationalNlp<'a> {
                 knot_velocities,
             },
             contact: None,
+            stance: self.terms.stance_trajectory(x),
         };
         sol.v = sol.times.iter().map(|&t| sol.sample(t).1).collect();
         sol.contact = self.terms.contact_trajectory(x, self.prob.contact.as_ref());
