@@ -1,5 +1,7 @@
 //! `vito bench [--quick] [--json]`: times the Simpson VI stage algorithms on N-link pendulums
 //! beside the straightforward paths they replace, and fits their scaling exponents.
+//! `vito bench --sqp [--qp ..] [--problems DIR] [--json]`: solves the bundled problems with both
+//! transcriptions and reports the SQP solver's cost per iteration.
 
 use super::print_stdout;
 use clap::Args;
@@ -8,7 +10,10 @@ use std::hint::black_box;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use vito::bench::{StageCase, loglog_slope};
+use std::path::PathBuf;
+use vito::bench::{SQP_PROBLEMS, SqpRun, StageCase, loglog_slope, sqp_run};
+use vito::problem::TranscriptionKind;
+use vito::sqp::QpBackend;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -18,6 +23,15 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Bench the SQP solver on the bundled problems instead of the integrator.
+    #[arg(long)]
+    sqp: bool,
+    /// QP backend for `--sqp`.
+    #[arg(long, value_parser = super::parse_qp, default_value = "clarabel")]
+    qp: QpBackend,
+    /// Directory of the problem files for `--sqp`.
+    #[arg(long, default_value = "problems")]
+    problems: PathBuf,
 }
 
 const SIZES: [usize; 6] = [4, 8, 16, 32, 64, 128];
@@ -57,6 +71,9 @@ fn time_ns(budget: Duration, mut f: impl FnMut() -> f64) -> f64 {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.sqp {
+        return run_sqp(&args);
+    }
     let budget = Duration::from_millis(if args.quick { 20 } else { 200 });
     let mut r = Report {
         sizes: SIZES.to_vec(),
@@ -137,5 +154,55 @@ fn table(r: &Report) -> String {
         "\nfitted log-log exponents over N = 8..128: DEL eval {:.2}, Newton {:.2}, linearize {:.2}",
         r.exponents.del_eval, r.exponents.newton, r.exponents.linearize
     );
+    s
+}
+
+/// `vito bench --sqp`: one solve per problem and transcription.
+fn run_sqp(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let mut runs = Vec::new();
+    for name in SQP_PROBLEMS {
+        for kind in [
+            TranscriptionKind::Variational(2),
+            TranscriptionKind::HermiteSimpson,
+        ] {
+            let run = sqp_run(&args.problems, name, kind, args.qp).map_err(anyhow::Error::msg)?;
+            if !args.json && std::io::stderr().is_terminal() {
+                eprintln!("solved {name} {kind}");
+            }
+            runs.push(run);
+        }
+    }
+    if args.json {
+        print_stdout(&(serde_json::to_string(&runs)? + "\n"))?;
+    } else {
+        print_stdout(&sqp_table(&runs))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sqp_table(runs: &[SqpRun]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| problem | transcription | status | iterations | solve (s) | QP (s) | median iteration (ms) | factorizations / iteration (mean, median) | objective |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in runs {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.1} | {:.1}, {:.0} | {:.4e} |",
+            r.problem,
+            r.transcription,
+            r.status,
+            r.iterations,
+            r.total_s,
+            r.qp_s,
+            r.median_iteration_ms,
+            r.factorizations_per_iteration,
+            r.median_factorizations,
+            r.objective
+        );
+    }
     s
 }

@@ -90,6 +90,7 @@ impl Sqp<'_, '_> {
         info.qp_time += elapsed;
         info.qp_iterations += self.qp_solution.iterations;
         self.qp_iterations += self.qp_solution.iterations;
+        self.backend_factorizations += self.qp_solution.factorizations;
     }
 
     /// Sets the QP's row bounds for the constant part `r` of the linearization (`c(x)`, or

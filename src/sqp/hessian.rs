@@ -177,6 +177,11 @@ impl ExactHessian {
         }
     }
 
+    /// Numeric factorizations of the inertia tests so far.
+    pub(crate) fn factorizations(&self) -> usize {
+        self.correction.factorizations
+    }
+
     /// The problem's part of the triplet values, to be written from the Hessian callback.
     pub(crate) fn problem_values(&mut self) -> &mut [f64] {
         &mut self.triplet_values[..self.num_problem_triplets]

@@ -31,6 +31,8 @@ pub(crate) struct InertiaCorrection {
     pub(crate) diagonal: Vec<usize>,
     shifted: Vec<f64>,
     last_delta: f64,
+    /// Numeric factorizations performed so far.
+    pub(crate) factorizations: usize,
 }
 
 impl InertiaCorrection {
@@ -57,6 +59,7 @@ impl InertiaCorrection {
             shifted: vec![0.0; a.nnz()],
             pattern,
             last_delta: 0.0,
+            factorizations: 0,
         }
     }
 
@@ -67,6 +70,7 @@ impl InertiaCorrection {
             self.shifted[k] += delta;
         }
         let n = self.diagonal.len();
+        self.factorizations += 1;
         let factor = match self.factor.as_mut() {
             Some(f) => {
                 f.update_values(&self.indices, &self.shifted);

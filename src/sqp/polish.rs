@@ -67,6 +67,8 @@ pub(crate) struct Polish {
     identity: Option<CscMatrix<f64>>,
     shifted_step: Vec<f64>,
     zeros: Vec<f64>,
+    /// Numeric factorizations performed so far.
+    pub(crate) factorizations: usize,
 }
 
 impl Polish {
@@ -207,6 +209,7 @@ impl Polish {
 
     /// Assembles and factors the face KKT matrix (upper triangle).
     fn factor(&mut self, qp: &QpProblem<'_>) -> Option<QDLDLFactorisation<f64>> {
+        self.factorizations += 1;
         let n = qp.linear.len();
         let w = self.working.len();
         self.row_entries.resize_with(w, Vec::new);

@@ -66,6 +66,9 @@ pub struct QpSolution {
     pub y: Vec<f64>,
     /// Iterations the backend took.
     pub iterations: usize,
+    /// Numeric factorizations of a KKT matrix the backend performed (an interior-point method
+    /// factors once per iteration, plus once for its starting point).
+    pub factorizations: usize,
     /// Backend detail for `Failed` (and any other status the backend explains).
     pub message: String,
 }
@@ -77,6 +80,7 @@ impl Default for QpSolution {
             x: Vec::new(),
             y: Vec::new(),
             iterations: 0,
+            factorizations: 0,
             message: String::new(),
         }
     }

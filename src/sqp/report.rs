@@ -55,6 +55,11 @@ pub struct IterationRecord {
     pub qp_iterations: usize,
     /// QP wall time spent on the step, in seconds.
     pub qp_time_s: f64,
+    /// Wall time of the whole step (QPs, evaluations, line search), in seconds.
+    pub step_time_s: f64,
+    /// Numeric sparse factorizations spent on the step: vito's own `LDLᵀ` factorizations and
+    /// the QP backend's (see [`QpSolution::factorizations`](crate::sqp::QpSolution::factorizations)).
+    pub factorizations: usize,
     /// The step came from the elastic subproblem.
     pub elastic: bool,
     /// The step was a second-order correction.

@@ -53,6 +53,7 @@ impl Sqp<'_, '_> {
         info.qp_time += elapsed;
         info.qp_iterations += self.qp_solution.iterations;
         self.qp_iterations += self.qp_solution.iterations;
+        self.backend_factorizations += self.qp_solution.factorizations;
         self.qp_solution.status.has_solution()
     }
 

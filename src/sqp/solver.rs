@@ -185,6 +185,8 @@ pub(super) struct StepInfo {
     pub(super) step_norm: f64,
     pub(super) qp_iterations: usize,
     pub(super) qp_time: Duration,
+    pub(super) step_time: Duration,
+    pub(super) factorizations: usize,
     pub(super) elastic: bool,
     pub(super) second_order_correction: bool,
     pub(super) merit_step: bool,
@@ -207,6 +209,8 @@ pub(super) struct Sqp<'s, 'p> {
     start: Instant,
     pub(super) qp_time: Duration,
     pub(super) qp_iterations: usize,
+    /// Factorizations the QP backends reported so far.
+    pub(super) backend_factorizations: usize,
     // The current iterate.
     pub(super) x: Vec<f64>,
     pub(super) f: f64,
@@ -308,6 +312,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             start,
             qp_time: Duration::ZERO,
             qp_iterations: 0,
+            backend_factorizations: 0,
             x: vec![0.0; n],
             f: f64::NAN,
             g: vec![0.0; n],
@@ -461,6 +466,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 penalty: self.penalty,
                 qp_iterations: step.qp_iterations,
                 qp_time_s: step.qp_time.as_secs_f64(),
+                step_time_s: step.step_time.as_secs_f64(),
+                factorizations: step.factorizations,
                 elastic: step.elastic,
                 second_order_correction: step.second_order_correction,
                 merit_step: step.merit_step,
@@ -495,8 +502,13 @@ impl<'s, 'p> Sqp<'s, 'p> {
             {
                 return self.finish(Status::TimeLimit, "time limit reached");
             }
+            let (step_start, factorizations) = (Instant::now(), self.factorizations());
             match self.step() {
-                Ok(info) => step = info,
+                Ok(info) => {
+                    step = info;
+                    step.step_time = step_start.elapsed();
+                    step.factorizations = self.factorizations() - factorizations;
+                }
                 Err(stop) if self.acceptable(&r) && stop.status != Status::LocallyInfeasible => {
                     return self.finish(
                         Status::Acceptable,
@@ -510,6 +522,15 @@ impl<'s, 'p> Sqp<'s, 'p> {
             }
             iteration += 1;
         }
+    }
+
+    /// Numeric factorizations so far: the inertia tests', the polish's and the backends'.
+    fn factorizations(&self) -> usize {
+        let inertia = match &self.hessian {
+            HessianModel::Exact(h) => h.factorizations(),
+            HessianModel::Bfgs(_) => 0,
+        };
+        inertia + self.polish.factorizations + self.backend_factorizations
     }
 
     /// Computes a direction and a step along it, retrying with a stronger Hessian model when
