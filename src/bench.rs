@@ -255,8 +255,7 @@ pub fn sqp_run(
         total_s: r.timing.total.as_secs_f64(),
         qp_s: r.timing.qp.as_secs_f64(),
         median_iteration_ms: 1e3 * median(steps.iter().map(|h| h.step_time_s).collect()),
-        factorizations_per_iteration: steps.iter().map(|h| h.factorizations).sum::<usize>()
-            as f64
+        factorizations_per_iteration: steps.iter().map(|h| h.factorizations).sum::<usize>() as f64
             / steps.len().max(1) as f64,
         median_factorizations: median(steps.iter().map(|h| h.factorizations as f64).collect()),
     })

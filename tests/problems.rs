@@ -71,9 +71,9 @@ fn every_problem_converges_with_clarabel() {
     converges(QpBackend::Clarabel, &PROBLEMS[..PROBLEMS.len() - 1]);
 }
 
-/// Also pins the variational solve's iteration count: 78 now, 473 when the Hessian
-/// augmentation left out the speed limits held at their bound with small multipliers
-/// (`QpSolver::active_multiplier`).
+/// Also pins the variational solve's iteration count (78 before the working-set QP path, 473
+/// when speed limits held at their bound with small multipliers were left out of the QP's
+/// convexification).
 #[test]
 fn twelve_link_pendulum_converges_with_clarabel() {
     let iterations = converges(QpBackend::Clarabel, &[TWELVE_LINK]);

@@ -185,17 +185,18 @@
 //!   iterations, the last 60 of them reducing the dual infeasibility linearly from 10⁻¹ to
 //!   10⁻⁶, against 78 with Clarabel (before `subspace.rs` it ended `Acceptable` after 938).
 
+mod active_set;
 mod complementarity;
-mod direction;
+mod elastic;
 mod error;
 mod filter;
 mod hessian;
 mod inertia;
+mod iterate;
 mod line_search;
 mod merit;
 mod nlp;
 mod outcome;
-mod polish;
 mod problem;
 mod qp;
 mod qp_clarabel;
@@ -208,17 +209,16 @@ mod restoration;
 mod settings;
 mod solver;
 mod sparse;
+mod step;
 mod subproblem;
-mod subspace;
 
 pub use error::SqpError;
-pub use hessian::AUGMENTED_ROW_LIMIT;
 pub use nlp::{Complementarity, ComplementarityTerm, EvalError, Nlp};
-pub use outcome::{EvaluationCounts, Residuals, SqpResult, Status, Timing};
+pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};
 pub use qp::{QpProblem, QpSolution, QpSolver, QpStatus};
 pub use qp_clarabel::ClarabelQp;
 #[cfg(feature = "osqp")]
 pub use qp_osqp::{OSQP_INFTY, OsqpQp};
-pub use report::{IterationRecord, LogObserver, Observer, SilentObserver};
-pub use settings::{HessianStrategy, QpBackend, Settings};
-pub use solver::Solver;
+pub use report::{LogObserver, Observer, SilentObserver};
+pub use settings::{HessianStrategy, QpBackend, Settings, Tuning};
+pub use solver::{QpSolverFactory, Solver};

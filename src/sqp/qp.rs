@@ -55,6 +55,8 @@ impl QpStatus {
 }
 
 /// A backend's answer. The vectors are resized by the backend and reused between calls.
+/// `x` and `y` may hold the backend's last iterate even when it reports no solution: the SQP
+/// starts its working-set solver from the rows that iterate points at.
 #[derive(Debug, Clone)]
 pub struct QpSolution {
     /// Outcome of the solve.
@@ -86,30 +88,14 @@ impl Default for QpSolution {
     }
 }
 
-/// A QP backend. Implementations keep their factorization workspace between calls.
+/// A QP backend for convex QPs (`P` positive semidefinite). The SQP calls it for the first QP
+/// of a solve, when its own working-set solver fails, and for the elastic and restoration
+/// subproblems; it must report `PrimalInfeasible` only for an inconsistent QP (the SQP then
+/// relaxes the linearization). Implementations keep their factorization workspace between
+/// calls.
 pub trait QpSolver {
     /// Short name of the backend, for logs.
     fn name(&self) -> &'static str;
-
-    /// Whether the SQP should pose the QP in the normalized step `d / s` (`s` the previous
-    /// step length), which turns the backend's absolute tolerances into relative ones near a
-    /// solution. True for backends whose accuracy is limited by absolute tolerances.
-    fn normalize_steps(&self) -> bool {
-        true
-    }
-
-    /// Fraction of the largest multiplier above which the exact Hessian model counts a row as
-    /// active and adds it to its augmentation (`hessian.rs`). The QP answers are polished
-    /// (`polish.rs`), which gives inactive rows exactly zero multipliers; an interior-point
-    /// answer that is not polished gives them multipliers of the order of the QP tolerance.
-    /// 1e-9 by default. On the 12-link pendulum, at 1e-6 the speed limits held at their bound
-    /// with multipliers between 2·10⁻⁵ and 2·10⁻² (the largest is 2·10⁴) were left out, the
-    /// Lagrangian's Hessian had an eigenvalue of about −0.03 on the null space of the rest,
-    /// and the variational solve spent 473 iterations (112 s) in the objective-curvature
-    /// model; at 1e-9 it takes 78 (17 s) with Clarabel.
-    fn active_multiplier(&self) -> f64 {
-        1e-9
-    }
 
     /// Solves `qp`, starting from `(x, y)` when the backend can warm start (the slices are
     /// empty when there is no guess).

@@ -1,0 +1,828 @@
+//! The QP subproblem solved on the KKT system of a working set: a primal-dual active-set
+//! method with inertia control, on one sparse `LDLᵀ` whose symbolic analysis is done once.
+//!
+//! For the QP `min ½xᵀPx + qᵀx` s.t. `l <= Ax <= u` (`P` symmetric, possibly indefinite) and a
+//! working set `W` of rows held at one of their bounds `b_W`, the face problem is
+//!
+//! ```text
+//! [ P + δI   A_Wᵀ ] [ x ]   [ -q  ]
+//! [ A_W     -E_W  ] [ y ] = [ b_W ]
+//! ```
+//!
+//! **One pattern for every working set.** The matrix is stored over *all* rows: a row outside
+//! `W` keeps its pattern but gets zero values and `-1` on the diagonal, so its multiplier is
+//! exactly zero and the matrix keeps its inertia contribution of one negative eigenvalue. The
+//! AMD ordering and the symbolic factorization are therefore computed once, and each working
+//! set costs one numeric refactorization.
+//!
+//! **Inertia control** (Wächter & Biegler 2006, §3.1). The face solution is a minimizer on the
+//! face when the reduced Hessian of `P + δI` on the null space of `A_W` is positive definite,
+//! i.e. when the matrix has `n` positive and `m` negative eigenvalues. `δ` is zero whenever
+//! that holds; otherwise it follows IPOPT's schedule: `δ₀` (or a third of the last nonzero
+//! shift), then ×100 (×8 after an earlier shift) until the inertia is right.
+//!
+//! **Stable without pivoting.** QDLDL does not pivot. The multipliers of rows with at most
+//! `dense_row` entries are eliminated first, with the dual regularization `E_W = ε‖aᵢ‖²/σ`
+//! (`σ = max(1, max |P_jj|)`) on their diagonal: the primal block left to factor is then
+//! `P + δI + σ Σ_{i∈W} nᵢnᵢᵀ/ε` (unit normals `nᵢ`), positive definite exactly when the
+//! inertia is right, and its `LDLᵀ` is a Cholesky factorization, stable in any order (AMD
+//! orders it). Longer rows are ordered by AMD among the primal variables. Iterative refinement
+//! on the unregularized face system (`E_W = 0`) removes the regularization's bias; on a
+//! degenerate face (linearly dependent active rows, consistent) the refinement converges to a
+//! solution with bounded multipliers.
+//!
+//! **Working-set changes** (primal-dual active set; Hintermüller, Ito & Kunisch 2002). After
+//! each face solve, rows outside `W` that the solution violates enter at the violated side,
+//! and inequality rows of `W` whose multiplier has the wrong sign (positive at a lower
+//! bound, negative at an upper one) leave, all at once. A working set seen before switches to
+//! one change per round (the largest violation or wrong-sign multiplier). The solution is
+//! certified when no row changes: it is primal feasible, its multipliers have the right signs
+//! and `P + δI` is positive definite on the face, so it is a local minimizer of the QP with
+//! `P + δI` (the global one for convex `P`). Started from the previous SQP iteration's working
+//! set, the first face is usually the last one, and near a solution a QP costs one
+//! factorization and one solve.
+
+use clarabel::algebra::CscMatrix as ClarabelCsc;
+use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
+
+use super::qp::QpProblem;
+use super::settings::Tuning;
+use super::sparse::CscAssembly;
+
+/// Which bound a row is held at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// Not in the working set.
+    Inactive,
+    /// Held at `l` (an equality row is always held at `l = u`).
+    Lower,
+    /// Held at `u`.
+    Upper,
+}
+
+/// A certified QP solution.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FaceSolution {
+    /// The shift `δ` of the model the solution is optimal for.
+    pub(crate) shift: f64,
+    /// Face solves it took.
+    pub(crate) rounds: usize,
+}
+
+/// Why no solution was certified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// No shift up to `δ_max` gave the right inertia (non-finite data).
+    Inertia,
+    /// A face was inconsistent: an active row could not be held at its bound.
+    InconsistentFace,
+    /// The working set was still changing after the round limit.
+    NotConverged,
+}
+
+/// The working-set solver for one QP pattern; see the module documentation.
+pub(crate) struct ActiveSetQp {
+    n: usize,
+    m: usize,
+    shape: [usize; 4],
+    kkt: ClarabelCsc<f64>,
+    all: Vec<usize>,
+    /// KKT value index of each value of `P` (upper triangle; `usize::MAX` below the diagonal).
+    p_slot: Vec<usize>,
+    /// KKT value index of the diagonal entry `(j, j)`, `j < n`.
+    diagonal: Vec<usize>,
+    /// KKT value index of each value of `A`.
+    a_slot: Vec<usize>,
+    /// KKT value index of the diagonal entry of each row.
+    row_diagonal: Vec<usize>,
+    factor: Option<QDLDLFactorisation<f64>>,
+    /// The values of the matrix before the last write, and whether the factorization of the
+    /// current values (if any) had the right inertia: an unchanged matrix is not refactored.
+    previous: Vec<f64>,
+    factored: Option<bool>,
+    /// The centre of the proximal steps (zero outside them).
+    center: Vec<f64>,
+    regularization: Vec<f64>,
+    rhs: Vec<f64>,
+    solution: Vec<f64>,
+    residual: Vec<f64>,
+    ax: Vec<f64>,
+    /// The primal method's iterate and its row values.
+    point: Vec<f64>,
+    point_ax: Vec<f64>,
+    changes: Vec<(usize, Side, f64)>,
+    /// The changes that led to the current working set: row, new side, old side.
+    applied: Vec<(usize, Side, Side)>,
+    seen: Vec<u64>,
+    /// The last nonzero shift, for the schedule of the next one.
+    last_shift: f64,
+    /// Numeric factorizations performed so far.
+    pub(crate) factorizations: usize,
+}
+
+impl ActiveSetQp {
+    /// Builds the KKT pattern of `qp` and its fill-reducing ordering (see the module
+    /// documentation for the role of `dense_row`).
+    pub(crate) fn new(qp: &QpProblem<'_>, dense_row: usize) -> Self {
+        let (p, a) = (qp.hessian, qp.constraints);
+        let (n, m) = (p.ncols(), a.nrows());
+        // Rows of A: the value indices of each row, columns ascending.
+        let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for j in 0..n {
+            for k in a.col_offsets()[j]..a.col_offsets()[j + 1] {
+                by_row[a.row_indices()[k]].push(k);
+            }
+        }
+        let mut triplets = Vec::new();
+        for j in 0..n {
+            for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
+                let i = p.row_indices()[k];
+                if i <= j {
+                    triplets.push((i, j));
+                }
+            }
+            triplets.push((j, j));
+        }
+        for (i, row) in by_row.iter().enumerate() {
+            for &k in row {
+                triplets.push((column_of(a, k), n + i));
+            }
+            triplets.push((n + i, n + i));
+        }
+        let assembly = CscAssembly::new(n + m, n + m, &triplets);
+        let slot_of = |r: usize, c: usize| {
+            let matrix = &assembly.matrix;
+            let (start, end) = (matrix.col_offsets()[c], matrix.col_offsets()[c + 1]);
+            start + matrix.row_indices()[start..end].partition_point(|&x| x < r)
+        };
+        let p_slot = (0..n)
+            .flat_map(|j| (p.col_offsets()[j]..p.col_offsets()[j + 1]).map(move |k| (k, j)))
+            .map(|(k, j)| {
+                let i = p.row_indices()[k];
+                if i <= j { slot_of(i, j) } else { usize::MAX }
+            })
+            .collect();
+        let diagonal = (0..n).map(|j| slot_of(j, j)).collect();
+        let mut a_slot = vec![0; a.nnz()];
+        for (i, row) in by_row.iter().enumerate() {
+            for &k in row {
+                a_slot[k] = slot_of(column_of(a, k), n + i);
+            }
+        }
+        let row_diagonal = (0..m).map(|i| slot_of(n + i, n + i)).collect();
+        let perm = ordering(n, p, &by_row, a, dense_row);
+        let matrix = &assembly.matrix;
+        let kkt = ClarabelCsc::new(
+            n + m,
+            n + m,
+            matrix.col_offsets().to_vec(),
+            matrix.row_indices().to_vec(),
+            vec![1.0; matrix.nnz()],
+        );
+        let symbolic = QDLDLSettings {
+            perm: Some(perm),
+            logical: true,
+            regularize_enable: false,
+            ..QDLDLSettings::default()
+        };
+        // The pattern has every diagonal entry, so the symbolic analysis cannot fail.
+        let factor = QDLDLFactorisation::new(&kkt, Some(symbolic)).ok();
+        Self {
+            n,
+            m,
+            shape: [n, m, p.nnz(), a.nnz()],
+            all: (0..kkt.nnz()).collect(),
+            kkt,
+            p_slot,
+            diagonal,
+            a_slot,
+            row_diagonal,
+            factor,
+            previous: vec![0.0; matrix.nnz()],
+            factored: None,
+            center: vec![0.0; n],
+            regularization: vec![0.0; m],
+            rhs: vec![0.0; n + m],
+            solution: vec![0.0; n + m],
+            residual: vec![0.0; n + m],
+            ax: vec![0.0; m],
+            point: vec![0.0; n],
+            point_ax: vec![0.0; m],
+            changes: Vec::new(),
+            applied: Vec::new(),
+            seen: Vec::new(),
+            last_shift: 0.0,
+            factorizations: 0,
+        }
+    }
+
+    /// Whether `qp` has the pattern this solver was built for.
+    pub(crate) fn fits(&self, qp: &QpProblem<'_>) -> bool {
+        self.shape
+            == [
+                qp.hessian.ncols(),
+                qp.constraints.nrows(),
+                qp.hessian.nnz(),
+                qp.constraints.nnz(),
+            ]
+    }
+
+    /// Solves `qp` from the working set `sides` (one entry per row; replaced by the final
+    /// working set), with a shift of at least `floor`. On success the primal solution is in
+    /// `x` and the row multipliers (sign convention of [`QpSolution`](super::qp::QpSolution))
+    /// in `y`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn solve(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &mut [Side],
+        floor: f64,
+        rounds: usize,
+        tuning: &Tuning,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) -> Result<FaceSolution, Failure> {
+        for (i, side) in sides.iter_mut().enumerate() {
+            *side = admissible(*side, qp.lower[i], qp.upper[i]);
+        }
+        self.set_regularization(qp, tuning);
+        self.seen.clear();
+        self.applied.clear();
+        self.center.fill(0.0);
+        let debug = std::env::var("VITO_DEBUG").is_ok();
+        let mut limit = usize::MAX;
+        let mut shift = floor;
+        let mut proximal = 0;
+        for round in 1..=rounds + tuning.proximal_steps {
+            shift = self.factor_with_inertia(qp, sides, shift, tuning)?;
+            self.solve_face(qp, sides, shift, tuning);
+            if !self.face_consistent(qp, sides, tuning) {
+                if debug {
+                    eprintln!(
+                        "round {round}: inconsistent face ({} changes)",
+                        self.applied.len()
+                    );
+                }
+                // Back to the last consistent face, with half of the changes.
+                if self.applied.len() <= 1 {
+                    return Err(Failure::InconsistentFace);
+                }
+                for &(i, _, old) in &self.applied {
+                    sides[i] = old;
+                }
+                limit = self.applied.len() / 2;
+                self.applied.truncate(limit);
+                for &(i, side, _) in &self.applied {
+                    sides[i] = side;
+                }
+                continue;
+            }
+            self.collect_changes(qp, sides, tuning);
+            if debug {
+                let adds = self
+                    .changes
+                    .iter()
+                    .filter(|c| c.1 != Side::Inactive)
+                    .count();
+                let active = sides.iter().filter(|s| **s != Side::Inactive).count();
+                eprintln!(
+                    "round {round}: shift {shift:.1e} active {active} add {adds} drop {}",
+                    self.changes.len() - adds
+                );
+            }
+            if self.changes.is_empty() {
+                let n = self.n;
+                let x_norm = self.solution[..n]
+                    .iter()
+                    .fold(0.0, |a: f64, v| a.max(v.abs()));
+                let moved = self.solution[..n]
+                    .iter()
+                    .zip(&self.center)
+                    .fold(0.0, |a: f64, (v, c)| a.max((v - c).abs()));
+                if shift > floor
+                    && proximal < tuning.proximal_steps
+                    && moved > tuning.active_set_tolerance * (1.0 + x_norm)
+                {
+                    // A proximal step: the shifted face problem again, centred at its solution.
+                    self.center.copy_from_slice(&self.solution[..n]);
+                    proximal += 1;
+                    continue;
+                }
+                self.take_solution(sides, x, y);
+                return Ok(FaceSolution {
+                    shift,
+                    rounds: round,
+                });
+            }
+            // The largest violations and wrong-sign multipliers first, as many as the limit
+            // allows (one once a working set repeats).
+            self.changes.sort_unstable_by(|a, b| b.2.total_cmp(&a.2));
+            self.changes.truncate(limit);
+            self.applied.clear();
+            for &(i, side, _) in &self.changes {
+                self.applied.push((i, side, sides[i]));
+                sides[i] = side;
+            }
+            let signature = signature(sides);
+            limit = if self.seen.contains(&signature) {
+                1
+            } else {
+                limit.saturating_mul(2)
+            };
+            self.seen.push(signature);
+        }
+        Err(Failure::NotConverged)
+    }
+
+    /// Solves `qp` by a primal active-set method from the feasible point `start` (rows within
+    /// `primal_tolerance` of their bounds), whose working set `sides` holds rows at their
+    /// bounds there: each face solution is approached as far as the rows outside the working
+    /// set allow, the first rows to block enter, and at a face minimizer the rows with
+    /// wrong-sign multipliers leave. The iterates stay feasible, so every face is consistent.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn solve_from(
+        &mut self,
+        qp: &QpProblem<'_>,
+        start: &[f64],
+        sides: &mut [Side],
+        floor: f64,
+        tuning: &Tuning,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) -> Result<FaceSolution, Failure> {
+        let (n, m) = (self.n, self.m);
+        self.point.copy_from_slice(start);
+        self.point_ax.fill(0.0);
+        super::sparse::add_product(qp.constraints, &self.point, &mut self.point_ax);
+        let near = |value: f64, bound: f64| {
+            (value - bound).abs() <= tuning.primal_tolerance * (1.0 + bound.abs())
+        };
+        for (i, side) in sides.iter_mut().enumerate() {
+            let (l, u, v) = (qp.lower[i], qp.upper[i], self.point_ax[i]);
+            if v < l && !near(v, l) || v > u && !near(v, u) {
+                return Err(Failure::NotConverged);
+            }
+            *side = match admissible(*side, l, u) {
+                Side::Lower if near(v, l) => Side::Lower,
+                Side::Upper if near(v, u) => Side::Upper,
+                _ => Side::Inactive,
+            };
+        }
+        self.set_regularization(qp, tuning);
+        self.seen.clear();
+        self.center.fill(0.0);
+        let mut cautious = false;
+        let mut shift = floor;
+        for round in 1..=tuning.primal_rounds {
+            shift = self.factor_with_inertia(qp, sides, shift, tuning)?;
+            self.solve_face(qp, sides, shift, tuning);
+            if !self.face_consistent(qp, sides, tuning) {
+                return Err(Failure::InconsistentFace);
+            }
+            let alpha = self.blocking_step(qp, sides, tuning.active_set_tolerance);
+            if std::env::var("VITO_DEBUG2").is_ok() {
+                eprintln!(
+                    "  primal {round}: alpha {alpha:.3e} shift {shift:.1e} active {} cautious {cautious}",
+                    sides.iter().filter(|s| **s != Side::Inactive).count()
+                );
+            }
+            for j in 0..n {
+                self.point[j] += alpha * (self.solution[j] - self.point[j]);
+            }
+            let tol = tuning.active_set_tolerance;
+            self.changes.clear();
+            for (i, side) in sides.iter().enumerate() {
+                let ap = self.ax[i] - self.point_ax[i];
+                self.point_ax[i] += alpha * ap;
+                let (l, u, v) = (qp.lower[i], qp.upper[i], self.point_ax[i]);
+                if alpha < 1.0 && *side == Side::Inactive {
+                    if ap > 0.0 && u.is_finite() && v >= u - tol * (1.0 + u.abs()) {
+                        self.changes.push((i, Side::Upper, 0.0));
+                    } else if ap < 0.0 && l.is_finite() && v <= l + tol * (1.0 + l.abs()) {
+                        self.changes.push((i, Side::Lower, 0.0));
+                    }
+                }
+            }
+            if self.changes.is_empty() {
+                // At the face minimizer: rows with wrong-sign multipliers leave.
+                let y_scale = (0..m)
+                    .filter(|&i| sides[i] != Side::Inactive)
+                    .fold(1.0, |a: f64, i| a.max(self.solution[n + i].abs()));
+                for (i, side) in sides.iter().enumerate() {
+                    let y = self.solution[n + i];
+                    let wrong = match side {
+                        _ if qp.lower[i] == qp.upper[i] => 0.0,
+                        Side::Lower => y,
+                        Side::Upper => -y,
+                        Side::Inactive => 0.0,
+                    };
+                    if wrong > tol * y_scale {
+                        self.changes.push((i, Side::Inactive, wrong));
+                    }
+                }
+                if self.changes.is_empty() {
+                    self.take_solution(sides, x, y);
+                    return Ok(FaceSolution {
+                        shift,
+                        rounds: round,
+                    });
+                }
+            }
+            // Once a working set repeats, one change per round: the first blocking row, or
+            // the most wrong multiplier.
+            if cautious {
+                let first = self
+                    .changes
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)));
+                self.changes.clear();
+                self.changes.extend(first);
+            }
+            for &(i, side, _) in &self.changes {
+                sides[i] = side;
+            }
+            let signature = signature(sides);
+            cautious |= self.seen.contains(&signature);
+            self.seen.push(signature);
+        }
+        Err(Failure::NotConverged)
+    }
+
+    /// Copies the face solution out: `x`, and the multipliers of the working set (zero for the
+    /// other rows).
+    fn take_solution(&self, sides: &[Side], x: &mut [f64], y: &mut [f64]) {
+        let n = self.n;
+        x.copy_from_slice(&self.solution[..n]);
+        for (i, (yi, side)) in y.iter_mut().zip(sides).enumerate() {
+            *yi = if *side == Side::Inactive {
+                0.0
+            } else {
+                self.solution[n + i]
+            };
+        }
+    }
+
+    /// The largest step in `[0, 1]` from `point` towards the face solution that keeps the rows
+    /// outside the working set within their bounds (rows the face solution satisfies to the
+    /// tolerance do not block: a row that the working set implies moves by rounding only).
+    fn blocking_step(&self, qp: &QpProblem<'_>, sides: &[Side], tol: f64) -> f64 {
+        let mut alpha: f64 = 1.0;
+        for (i, side) in sides.iter().enumerate() {
+            let ap = self.ax[i] - self.point_ax[i];
+            let (l, u, v, end) = (qp.lower[i], qp.upper[i], self.point_ax[i], self.ax[i]);
+            let limit = match side {
+                Side::Inactive if end > u + tol * (1.0 + u.abs()) => (u - v).max(0.0) / ap,
+                Side::Inactive if end < l - tol * (1.0 + l.abs()) => (l - v).min(0.0) / ap,
+                _ => continue,
+            };
+            alpha = alpha.min(limit);
+        }
+        alpha
+    }
+
+    /// `E_i = ε ‖aᵢ‖² / σ` for every row (a row without entries gets `ε / σ`).
+    fn set_regularization(&mut self, qp: &QpProblem<'_>, tuning: &Tuning) {
+        let p = qp.hessian;
+        let sigma = self
+            .diagonal_values(p)
+            .fold(1.0, |s: f64, v| s.max(v.abs()));
+        self.regularization.fill(0.0);
+        let a = qp.constraints;
+        for (&i, &v) in a.row_indices().iter().zip(a.values()) {
+            self.regularization[i] += v * v;
+        }
+        for e in &mut self.regularization {
+            *e = tuning.dual_regularization * if *e > 0.0 { *e } else { 1.0 } / sigma;
+        }
+    }
+
+    fn diagonal_values<'a>(
+        &'a self,
+        p: &'a nalgebra_sparse::CscMatrix<f64>,
+    ) -> impl Iterator<Item = f64> + 'a {
+        (0..self.n).flat_map(move |j| {
+            (p.col_offsets()[j]..p.col_offsets()[j + 1])
+                .filter(move |&k| p.row_indices()[k] == j)
+                .map(move |k| p.values()[k])
+        })
+    }
+
+    /// Factors the face matrix with the smallest shift of IPOPT's schedule, at least `start`
+    /// (the shift of the solve's previous face, or `floor` for its first), that gives it the
+    /// right inertia; returns that shift.
+    fn factor_with_inertia(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        start: f64,
+        tuning: &Tuning,
+    ) -> Result<f64, Failure> {
+        if self.factor(qp, sides, start) {
+            return Ok(start);
+        }
+        let fresh = self.last_shift == 0.0;
+        let (first, growth) = if fresh {
+            (tuning.shift_first, tuning.shift_first_increase)
+        } else {
+            (
+                (tuning.shift_decrease * self.last_shift).max(tuning.shift_min),
+                tuning.shift_increase,
+            )
+        };
+        let mut delta = if first > start { first } else { start * growth };
+        while !self.factor(qp, sides, delta) {
+            delta *= growth;
+            if delta > tuning.shift_max {
+                return Err(Failure::Inertia);
+            }
+        }
+        self.last_shift = delta;
+        Ok(delta)
+    }
+
+    /// Writes the face matrix for `sides` and shift `delta` and factors it; whether its
+    /// inertia is `(n, m)`.
+    fn factor(&mut self, qp: &QpProblem<'_>, sides: &[Side], delta: f64) -> bool {
+        std::mem::swap(&mut self.kkt.nzval, &mut self.previous);
+        let values = &mut self.kkt.nzval;
+        values.fill(0.0);
+        for (&slot, &v) in self.p_slot.iter().zip(qp.hessian.values()) {
+            if slot != usize::MAX {
+                values[slot] += v;
+            }
+        }
+        for &slot in &self.diagonal {
+            values[slot] += delta;
+        }
+        let a = qp.constraints;
+        for (k, &slot) in self.a_slot.iter().enumerate() {
+            if sides[a.row_indices()[k]] != Side::Inactive {
+                values[slot] = a.values()[k];
+            }
+        }
+        for (i, &slot) in self.row_diagonal.iter().enumerate() {
+            values[slot] = if sides[i] == Side::Inactive {
+                -1.0
+            } else {
+                -self.regularization[i]
+            };
+        }
+        if self.factored.is_some() && self.kkt.nzval == self.previous {
+            return self.factored == Some(true);
+        }
+        self.factorizations += 1;
+        let (n, all, values) = (self.n, &self.all, &self.kkt.nzval);
+        let good = self.factor.as_mut().is_some_and(|f| {
+            f.update_values(all, values);
+            f.refactor().is_ok()
+                && f.positive_inertia() == n
+                && f.D.iter().all(|d| d.is_finite() && *d != 0.0)
+        });
+        self.factored = Some(good);
+        good
+    }
+
+    /// Solves the factored face system and refines the solution on the unregularized one.
+    fn solve_face(&mut self, qp: &QpProblem<'_>, sides: &[Side], delta: f64, tuning: &Tuning) {
+        let n = self.n;
+        for ((r, &q), &c) in self.rhs.iter_mut().zip(qp.linear).zip(&self.center) {
+            *r = delta * c - q;
+        }
+        for (i, side) in sides.iter().enumerate() {
+            self.rhs[n + i] = match side {
+                Side::Inactive => 0.0,
+                Side::Lower => qp.lower[i],
+                Side::Upper => qp.upper[i],
+            };
+        }
+        let Some(factor) = self.factor.as_mut() else {
+            return;
+        };
+        self.solution.copy_from_slice(&self.rhs);
+        factor.solve(&mut self.solution);
+        let mut last = f64::INFINITY;
+        for _ in 0..tuning.refinement_steps {
+            let residual = face_residual(
+                qp,
+                sides,
+                delta,
+                &self.rhs,
+                &self.solution,
+                &mut self.residual,
+            );
+            if residual >= 0.5 * last || residual == 0.0 {
+                break;
+            }
+            last = residual;
+            factor.solve(&mut self.residual);
+            for (s, r) in self.solution.iter_mut().zip(&self.residual) {
+                *s += r;
+            }
+        }
+    }
+
+    /// Whether every row of the working set holds its bound.
+    fn face_consistent(&mut self, qp: &QpProblem<'_>, sides: &[Side], tuning: &Tuning) -> bool {
+        self.ax.fill(0.0);
+        super::sparse::add_product(qp.constraints, &self.solution[..self.n], &mut self.ax);
+        let finite = self.solution.iter().all(|v| v.is_finite());
+        finite
+            && sides.iter().enumerate().all(|(i, side)| {
+                let bound = match side {
+                    Side::Inactive => return true,
+                    Side::Lower => qp.lower[i],
+                    Side::Upper => qp.upper[i],
+                };
+                (self.ax[i] - bound).abs() <= tuning.active_set_tolerance * (1.0 + bound.abs())
+            })
+    }
+
+    /// The working-set changes the current face solution asks for (in `changes`, each with
+    /// its violation or wrong-sign multiplier as a measure).
+    fn collect_changes(&mut self, qp: &QpProblem<'_>, sides: &[Side], tuning: &Tuning) {
+        let n = self.n;
+        let tol = tuning.active_set_tolerance;
+        let y_scale = sides
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s != Side::Inactive)
+            .fold(1.0, |a: f64, (i, _)| a.max(self.solution[n + i].abs()));
+        self.changes.clear();
+        for (i, &side) in sides.iter().enumerate() {
+            let (l, u, ax, y) = (qp.lower[i], qp.upper[i], self.ax[i], self.solution[n + i]);
+            let change = match side {
+                _ if l == u => None,
+                Side::Inactive if ax < l - tol * (1.0 + l.abs()) => Some((Side::Lower, l - ax)),
+                Side::Inactive if ax > u + tol * (1.0 + u.abs()) => Some((Side::Upper, ax - u)),
+                Side::Lower if y > tol * y_scale => Some((Side::Inactive, y)),
+                Side::Upper if y < -tol * y_scale => Some((Side::Inactive, -y)),
+                _ => None,
+            };
+            if let Some((side, measure)) = change {
+                self.changes.push((i, side, measure));
+            }
+        }
+    }
+}
+
+/// The working set a backend's answer `(x, y)` points at: equality rows, and the rows whose
+/// slack is smaller than their multiplier (lower side when `aᵢᵀx − lᵢ < −yᵢ`, upper when
+/// `uᵢ − aᵢᵀx < yᵢ`; OSQP's rule); `ax` is scratch of one entry per row.
+pub(crate) fn working_set_of(
+    qp: &QpProblem<'_>,
+    x: &[f64],
+    y: &[f64],
+    ax: &mut [f64],
+    sides: &mut [Side],
+) {
+    ax.fill(0.0);
+    super::sparse::add_product(qp.constraints, x, ax);
+    for (i, side) in sides.iter_mut().enumerate() {
+        let (l, u) = (qp.lower[i], qp.upper[i]);
+        *side = if l == u || (l.is_finite() && ax[i] - l < -y[i]) {
+            Side::Lower
+        } else if u.is_finite() && u - ax[i] < y[i] {
+            Side::Upper
+        } else {
+            Side::Inactive
+        };
+    }
+}
+
+/// The side a row can be held at: equalities at `l`, no side whose bound is infinite.
+fn admissible(side: Side, lower: f64, upper: f64) -> Side {
+    match side {
+        _ if lower == upper => Side::Lower,
+        Side::Lower if lower.is_finite() => Side::Lower,
+        Side::Upper if upper.is_finite() => Side::Upper,
+        _ => Side::Inactive,
+    }
+}
+
+/// A hash of the working set, to recognize one seen before.
+fn signature(sides: &[Side]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for s in sides {
+        (*s as u8).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The column of the value `k` of the CSC matrix `a`.
+fn column_of(a: &nalgebra_sparse::CscMatrix<f64>, k: usize) -> usize {
+    a.col_offsets().partition_point(|&o| o <= k) - 1
+}
+
+/// `residual = rhs − K₀ solution` for the unregularized face system `K₀` (`P + δI`, `A_W`,
+/// zero on the working set's diagonal); returns its largest entry.
+fn face_residual(
+    qp: &QpProblem<'_>,
+    sides: &[Side],
+    delta: f64,
+    rhs: &[f64],
+    solution: &[f64],
+    residual: &mut [f64],
+) -> f64 {
+    let n = qp.linear.len();
+    residual.copy_from_slice(rhs);
+    let (x, y) = solution.split_at(n);
+    let p = qp.hessian;
+    for j in 0..n {
+        for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
+            let (i, v) = (p.row_indices()[k], p.values()[k]);
+            if i < j {
+                residual[i] -= v * x[j];
+                residual[j] -= v * x[i];
+            } else if i == j {
+                residual[j] -= v * x[j];
+            }
+        }
+    }
+    for (r, &xj) in residual.iter_mut().zip(x) {
+        *r -= delta * xj;
+    }
+    let a = qp.constraints;
+    for j in 0..n {
+        for k in a.col_offsets()[j]..a.col_offsets()[j + 1] {
+            let i = a.row_indices()[k];
+            if sides[i] != Side::Inactive {
+                let v = a.values()[k];
+                residual[j] -= v * y[i];
+                residual[n + i] -= v * x[j];
+            }
+        }
+    }
+    for (i, side) in sides.iter().enumerate() {
+        if *side == Side::Inactive {
+            residual[n + i] += y[i];
+        }
+    }
+    residual.iter().fold(0.0, |r: f64, v| r.max(v.abs()))
+}
+
+/// The elimination order: the multipliers of rows with at most `dense_row` entries first, then
+/// AMD on what remains (the primal block with those rows' normals, and the longer rows).
+fn ordering(
+    n: usize,
+    p: &nalgebra_sparse::CscMatrix<f64>,
+    by_row: &[Vec<usize>],
+    a: &nalgebra_sparse::CscMatrix<f64>,
+    dense_row: usize,
+) -> Vec<usize> {
+    let long: Vec<usize> = (0..by_row.len())
+        .filter(|&i| by_row[i].len() > dense_row)
+        .collect();
+    let size = n + long.len();
+    let mut triplets = Vec::new();
+    for j in 0..n {
+        for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
+            let i = p.row_indices()[k];
+            if i <= j {
+                triplets.push((i, j));
+            }
+        }
+        triplets.push((j, j));
+    }
+    for row in by_row.iter().filter(|r| r.len() <= dense_row) {
+        for (t, &ka) in row.iter().enumerate() {
+            for &kb in &row[t + 1..] {
+                triplets.push((column_of(a, ka), column_of(a, kb)));
+            }
+        }
+    }
+    for (t, &i) in long.iter().enumerate() {
+        for &k in &by_row[i] {
+            triplets.push((column_of(a, k), n + t));
+        }
+        triplets.push((n + t, n + t));
+    }
+    let reduced = CscAssembly::new(size, size, &triplets);
+    let matrix = &reduced.matrix;
+    let pattern = ClarabelCsc::new(
+        size,
+        size,
+        matrix.col_offsets().to_vec(),
+        matrix.row_indices().to_vec(),
+        vec![1.0; matrix.nnz()],
+    );
+    let logical = QDLDLSettings {
+        logical: true,
+        ..QDLDLSettings::default()
+    };
+    let inner: Vec<usize> = match QDLDLFactorisation::new(&pattern, Some(logical)) {
+        Ok(f) => f.perm,
+        Err(_) => (0..size).collect(),
+    };
+    let mut perm: Vec<usize> = (0..by_row.len())
+        .filter(|&i| by_row[i].len() <= dense_row)
+        .map(|i| n + i)
+        .collect();
+    perm.extend(
+        inner
+            .into_iter()
+            .map(|v| if v < n { v } else { n + long[v - n] }),
+    );
+    perm
+}
