@@ -1,57 +1,68 @@
-//! The QP subproblem solved on the KKT system of a working set: a primal-dual active-set
-//! method with inertia control, on one sparse `LDLᵀ` whose symbolic analysis is done once.
+//! The QP subproblem solved on the KKT system of a working set, with inertia control, on one
+//! sparse `LDLᵀ` whose symbolic analysis is done once per pattern.
 //!
-//! For the QP `min ½xᵀPx + qᵀx` s.t. `l <= Ax <= u` (`P` symmetric, possibly indefinite) and a
-//! working set `W` of rows held at one of their bounds `b_W`, the face problem is
+//! For `min ½xᵀPx + qᵀx` s.t. `l <= Ax <= u` (`P` symmetric, possibly indefinite) and a working
+//! set `W` of rows held at one of their bounds `b_W`, the face problem is
 //!
 //! ```text
-//! [ P + δI   A_Wᵀ ] [ x ]   [ -q  ]
-//! [ A_W     -E_W  ] [ y ] = [ b_W ]
+//! [ P + δI   A_Wᵀ ] [ x ]   [ -q + δ x_c ]
+//! [ A_W     -E_W  ] [ y ] = [    b_W     ]
 //! ```
+//!
+//! (`x_c = 0` except in the proximal steps below).
 //!
 //! **One pattern for every working set.** The matrix is stored over *all* rows: a row outside
 //! `W` keeps its pattern but gets zero values and `-1` on the diagonal, so its multiplier is
-//! exactly zero and the matrix keeps its inertia contribution of one negative eigenvalue. The
-//! AMD ordering and the symbolic factorization are therefore computed once, and each working
-//! set costs one numeric refactorization.
+//! exactly zero and it contributes one negative eigenvalue. The ordering and the symbolic
+//! factorization are computed once; each working set costs one numeric refactorization, and a
+//! matrix that has not changed (a second-order correction, a proximal step) none.
 //!
-//! **Inertia control** (Wächter & Biegler 2006, §3.1). The face solution is a minimizer on the
-//! face when the reduced Hessian of `P + δI` on the null space of `A_W` is positive definite,
-//! i.e. when the matrix has `n` positive and `m` negative eigenvalues. `δ` is zero whenever
-//! that holds; otherwise it follows IPOPT's schedule: `δ₀` (or a third of the last nonzero
-//! shift), then ×100 (×8 after an earlier shift) until the inertia is right.
+//! **Inertia control** (Wächter & Biegler 2006, §3.1). The face solution minimizes the QP on
+//! the face when the reduced Hessian of `P + δI` on the null space of `A_W` is positive
+//! definite, i.e. when the matrix has `n` positive and `m` negative eigenvalues. `δ` stays at
+//! the caller's floor (usually 0) when that holds; otherwise it follows IPOPT's schedule: `δ₀`
+//! (or a fraction of the last shift), then growing until the inertia is right. Within one QP
+//! the shift only grows, so the final solution is optimal for one model `P + δI`.
 //!
 //! **Stable without pivoting.** QDLDL does not pivot. The multipliers of rows with at most
 //! `dense_row` entries are eliminated first, with the dual regularization `E_W = ε‖aᵢ‖²/σ`
-//! (`σ = max(1, max |P_jj|)`) on their diagonal: the primal block left to factor is then
+//! (`σ = max(1, max |P_jj|)`) on their diagonal: what is left to factor is
 //! `P + δI + σ Σ_{i∈W} nᵢnᵢᵀ/ε` (unit normals `nᵢ`), positive definite exactly when the
-//! inertia is right, and its `LDLᵀ` is a Cholesky factorization, stable in any order (AMD
-//! orders it). Longer rows are ordered by AMD among the primal variables. Iterative refinement
-//! on the unregularized face system (`E_W = 0`) removes the regularization's bias; on a
-//! degenerate face (linearly dependent active rows, consistent) the refinement converges to a
-//! solution with bounded multipliers.
+//! inertia is right, whose `LDLᵀ` is a Cholesky factorization, stable in any order (AMD orders
+//! it). Longer rows are ordered by AMD among the primal variables. Iterative refinement on the
+//! unregularized face system removes the regularization's bias; on a degenerate face
+//! (linearly dependent active rows, consistent) it converges to a solution with bounded
+//! multipliers.
 //!
-//! **Working-set changes** (primal-dual active set; Hintermüller, Ito & Kunisch 2002). After
-//! each face solve, rows outside `W` that the solution violates enter at the violated side,
-//! and inequality rows of `W` whose multiplier has the wrong sign (positive at a lower
-//! bound, negative at an upper one) leave, all at once. A working set seen before switches to
-//! one change per round (the largest violation or wrong-sign multiplier). The solution is
-//! certified when no row changes: it is primal feasible, its multipliers have the right signs
-//! and `P + δI` is positive definite on the face, so it is a local minimizer of the QP with
-//! `P + δI` (the global one for convex `P`). Started from the previous SQP iteration's working
-//! set, the first face is usually the last one, and near a solution a QP costs one
-//! factorization and one solve.
+//! **From a working set** ([`ActiveSetQp::solve`]; primal-dual active set, Hintermüller, Ito &
+//! Kunisch 2002). After each face solve, rows outside `W` that the solution violates enter
+//! at the violated side and inequality rows of `W` whose multiplier has the wrong sign leave,
+//! the largest first. A face that turns out inconsistent (dependent rows at incompatible
+//! bounds) is undone and half of the changes are tried; a working set seen before allows one
+//! change per round. When the face solution needed a shift, up to `proximal_steps` proximal
+//! steps follow: the same face problem centred at its solution (`x_c`), which moves the
+//! solution on towards a minimizer of the unshifted QP, along directions of negative curvature
+//! until rows block them. The solution is certified when no row changes: primal feasible,
+//! multipliers of the right signs, `P + δI` positive definite on the face.
+//!
+//! **From a feasible point** ([`ActiveSetQp::solve_from`]; primal active set). Each face
+//! solution is approached as far as the rows outside `W` allow and the first rows to block
+//! enter; at a face minimizer the rows with wrong-sign multipliers leave. The iterates stay
+//! feasible, so every face is consistent; a row the working set implies (it stays at its bound
+//! up to rounding) does not block. The SQP starts it from the backend's solution when the first
+//! method fails.
 
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
+use nalgebra_sparse::CscMatrix;
 
 use super::qp::QpProblem;
 use super::settings::Tuning;
-use super::sparse::CscAssembly;
+use super::sparse::{CscAssembly, add_product};
 
-/// Which bound a row is held at.
+/// Which bound a QP row is held at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
+pub enum Side {
     /// Not in the working set.
     Inactive,
     /// Held at `l` (an equality row is always held at `l = u`).
@@ -60,34 +71,34 @@ pub(crate) enum Side {
     Upper,
 }
 
-/// A certified QP solution.
+/// A certified solution of [`ActiveSetQp`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct FaceSolution {
-    /// The shift `δ` of the model the solution is optimal for.
-    pub(crate) shift: f64,
+pub struct FaceSolution {
+    /// The shift `δ` of the model `P + δI` the solution is optimal for.
+    pub shift: f64,
     /// Face solves it took.
-    pub(crate) rounds: usize,
+    pub rounds: usize,
 }
 
-/// Why no solution was certified.
+/// Why [`ActiveSetQp`] certified no solution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Failure {
-    /// No shift up to `δ_max` gave the right inertia (non-finite data).
+pub enum ActiveSetFailure {
+    /// No shift up to `shift_max` gave the right inertia (non-finite data).
     Inertia,
-    /// A face was inconsistent: an active row could not be held at its bound.
+    /// A face was inconsistent: its rows could not all be held at their bounds.
     InconsistentFace,
-    /// The working set was still changing after the round limit.
+    /// The working set was still changing after the round limit (or the starting point of
+    /// [`ActiveSetQp::solve_from`] was infeasible).
     NotConverged,
 }
 
-/// The working-set solver for one QP pattern; see the module documentation.
-pub(crate) struct ActiveSetQp {
+/// The working-set QP solver for one QP pattern; see the module documentation.
+pub struct ActiveSetQp {
     n: usize,
-    m: usize,
     shape: [usize; 4],
     kkt: ClarabelCsc<f64>,
     all: Vec<usize>,
-    /// KKT value index of each value of `P` (upper triangle; `usize::MAX` below the diagonal).
+    /// KKT value index of each value of `P` (`usize::MAX` below the diagonal).
     p_slot: Vec<usize>,
     /// KKT value index of the diagonal entry `(j, j)`, `j < n`.
     diagonal: Vec<usize>,
@@ -97,33 +108,34 @@ pub(crate) struct ActiveSetQp {
     row_diagonal: Vec<usize>,
     factor: Option<QDLDLFactorisation<f64>>,
     /// The values of the matrix before the last write, and whether the factorization of the
-    /// current values (if any) had the right inertia: an unchanged matrix is not refactored.
+    /// current values had the right inertia: an unchanged matrix is not refactored.
     previous: Vec<f64>,
     factored: Option<bool>,
-    /// The centre of the proximal steps (zero outside them).
+    /// The centre `x_c` of the proximal steps (zero outside them).
     center: Vec<f64>,
     regularization: Vec<f64>,
     rhs: Vec<f64>,
     solution: Vec<f64>,
     residual: Vec<f64>,
+    /// `A x` of the face solution.
     ax: Vec<f64>,
     /// The primal method's iterate and its row values.
     point: Vec<f64>,
     point_ax: Vec<f64>,
+    /// Changes the current face asks for: row, new side, size of the violation.
     changes: Vec<(usize, Side, f64)>,
     /// The changes that led to the current working set: row, new side, old side.
     applied: Vec<(usize, Side, Side)>,
     seen: Vec<u64>,
     /// The last nonzero shift, for the schedule of the next one.
     last_shift: f64,
-    /// Numeric factorizations performed so far.
-    pub(crate) factorizations: usize,
+    factorizations: usize,
 }
 
 impl ActiveSetQp {
-    /// Builds the KKT pattern of `qp` and its fill-reducing ordering (see the module
-    /// documentation for the role of `dense_row`).
-    pub(crate) fn new(qp: &QpProblem<'_>, dense_row: usize) -> Self {
+    /// Builds the KKT pattern of `qp` and its ordering (rows with at most `dense_row` entries
+    /// eliminated first; see the module documentation).
+    pub fn new(qp: &QpProblem<'_>, dense_row: usize) -> Self {
         let (p, a) = (qp.hessian, qp.constraints);
         let (n, m) = (p.ncols(), a.nrows());
         // Rows of A: the value indices of each row, columns ascending.
@@ -189,7 +201,6 @@ impl ActiveSetQp {
         let factor = QDLDLFactorisation::new(&kkt, Some(symbolic)).ok();
         Self {
             n,
-            m,
             shape: [n, m, p.nnz(), a.nnz()],
             all: (0..kkt.nnz()).collect(),
             kkt,
@@ -217,7 +228,7 @@ impl ActiveSetQp {
     }
 
     /// Whether `qp` has the pattern this solver was built for.
-    pub(crate) fn fits(&self, qp: &QpProblem<'_>) -> bool {
+    pub fn fits(&self, qp: &QpProblem<'_>) -> bool {
         self.shape
             == [
                 qp.hessian.ncols(),
@@ -227,12 +238,17 @@ impl ActiveSetQp {
             ]
     }
 
-    /// Solves `qp` from the working set `sides` (one entry per row; replaced by the final
-    /// working set), with a shift of at least `floor`. On success the primal solution is in
-    /// `x` and the row multipliers (sign convention of [`QpSolution`](super::qp::QpSolution))
-    /// in `y`.
+    /// Numeric factorizations performed so far.
+    pub fn factorizations(&self) -> usize {
+        self.factorizations
+    }
+
+    /// Solves `qp` by primal-dual active-set rounds (at most `rounds`, plus the proximal steps)
+    /// from the working set `sides` (one entry per row; replaced by the final working set),
+    /// with a shift of at least `floor`. On success the solution is in `x` and the row
+    /// multipliers (sign convention of [`QpSolution`](super::qp::QpSolution)) in `y`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn solve(
+    pub fn solve(
         &mut self,
         qp: &QpProblem<'_>,
         sides: &mut [Side],
@@ -241,15 +257,11 @@ impl ActiveSetQp {
         tuning: &Tuning,
         x: &mut [f64],
         y: &mut [f64],
-    ) -> Result<FaceSolution, Failure> {
+    ) -> Result<FaceSolution, ActiveSetFailure> {
         for (i, side) in sides.iter_mut().enumerate() {
             *side = admissible(*side, qp.lower[i], qp.upper[i]);
         }
-        self.set_regularization(qp, tuning);
-        self.seen.clear();
-        self.applied.clear();
-        self.center.fill(0.0);
-        let debug = std::env::var("VITO_DEBUG").is_ok();
+        self.start(qp, tuning);
         let mut limit = usize::MAX;
         let mut shift = floor;
         let mut proximal = 0;
@@ -257,15 +269,9 @@ impl ActiveSetQp {
             shift = self.factor_with_inertia(qp, sides, shift, tuning)?;
             self.solve_face(qp, sides, shift, tuning);
             if !self.face_consistent(qp, sides, tuning) {
-                if debug {
-                    eprintln!(
-                        "round {round}: inconsistent face ({} changes)",
-                        self.applied.len()
-                    );
-                }
                 // Back to the last consistent face, with half of the changes.
                 if self.applied.len() <= 1 {
-                    return Err(Failure::InconsistentFace);
+                    return Err(ActiveSetFailure::InconsistentFace);
                 }
                 for &(i, _, old) in &self.applied {
                     sides[i] = old;
@@ -278,33 +284,9 @@ impl ActiveSetQp {
                 continue;
             }
             self.collect_changes(qp, sides, tuning);
-            if debug {
-                let adds = self
-                    .changes
-                    .iter()
-                    .filter(|c| c.1 != Side::Inactive)
-                    .count();
-                let active = sides.iter().filter(|s| **s != Side::Inactive).count();
-                eprintln!(
-                    "round {round}: shift {shift:.1e} active {active} add {adds} drop {}",
-                    self.changes.len() - adds
-                );
-            }
             if self.changes.is_empty() {
-                let n = self.n;
-                let x_norm = self.solution[..n]
-                    .iter()
-                    .fold(0.0, |a: f64, v| a.max(v.abs()));
-                let moved = self.solution[..n]
-                    .iter()
-                    .zip(&self.center)
-                    .fold(0.0, |a: f64, (v, c)| a.max((v - c).abs()));
-                if shift > floor
-                    && proximal < tuning.proximal_steps
-                    && moved > tuning.active_set_tolerance * (1.0 + x_norm)
-                {
-                    // A proximal step: the shifted face problem again, centred at its solution.
-                    self.center.copy_from_slice(&self.solution[..n]);
+                if shift > floor && proximal < tuning.proximal_steps && self.moved(tuning) {
+                    self.center.copy_from_slice(&self.solution[..self.n]);
                     proximal += 1;
                     continue;
                 }
@@ -314,8 +296,6 @@ impl ActiveSetQp {
                     rounds: round,
                 });
             }
-            // The largest violations and wrong-sign multipliers first, as many as the limit
-            // allows (one once a working set repeats).
             self.changes.sort_unstable_by(|a, b| b.2.total_cmp(&a.2));
             self.changes.truncate(limit);
             self.applied.clear();
@@ -323,24 +303,20 @@ impl ActiveSetQp {
                 self.applied.push((i, side, sides[i]));
                 sides[i] = side;
             }
-            let signature = signature(sides);
-            limit = if self.seen.contains(&signature) {
+            limit = if self.repeated(sides) {
                 1
             } else {
                 limit.saturating_mul(2)
             };
-            self.seen.push(signature);
         }
-        Err(Failure::NotConverged)
+        Err(ActiveSetFailure::NotConverged)
     }
 
-    /// Solves `qp` by a primal active-set method from the feasible point `start` (rows within
-    /// `primal_tolerance` of their bounds), whose working set `sides` holds rows at their
-    /// bounds there: each face solution is approached as far as the rows outside the working
-    /// set allow, the first rows to block enter, and at a face minimizer the rows with
-    /// wrong-sign multipliers leave. The iterates stay feasible, so every face is consistent.
+    /// Solves `qp` by the primal active-set method from the point `start`, which must satisfy
+    /// every row to the relative tolerance `primal_tolerance`; the rows of `sides` at their
+    /// bounds there start the working set. Otherwise as [`ActiveSetQp::solve`].
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn solve_from(
+    pub fn solve_from(
         &mut self,
         qp: &QpProblem<'_>,
         start: &[f64],
@@ -349,18 +325,18 @@ impl ActiveSetQp {
         tuning: &Tuning,
         x: &mut [f64],
         y: &mut [f64],
-    ) -> Result<FaceSolution, Failure> {
-        let (n, m) = (self.n, self.m);
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        let n = self.n;
         self.point.copy_from_slice(start);
         self.point_ax.fill(0.0);
-        super::sparse::add_product(qp.constraints, &self.point, &mut self.point_ax);
+        add_product(qp.constraints, &self.point, &mut self.point_ax);
         let near = |value: f64, bound: f64| {
             (value - bound).abs() <= tuning.primal_tolerance * (1.0 + bound.abs())
         };
         for (i, side) in sides.iter_mut().enumerate() {
             let (l, u, v) = (qp.lower[i], qp.upper[i], self.point_ax[i]);
             if v < l && !near(v, l) || v > u && !near(v, u) {
-                return Err(Failure::NotConverged);
+                return Err(ActiveSetFailure::NotConverged);
             }
             *side = match admissible(*side, l, u) {
                 Side::Lower if near(v, l) => Side::Lower,
@@ -368,28 +344,20 @@ impl ActiveSetQp {
                 _ => Side::Inactive,
             };
         }
-        self.set_regularization(qp, tuning);
-        self.seen.clear();
-        self.center.fill(0.0);
+        self.start(qp, tuning);
+        let tol = tuning.active_set_tolerance;
         let mut cautious = false;
         let mut shift = floor;
         for round in 1..=tuning.primal_rounds {
             shift = self.factor_with_inertia(qp, sides, shift, tuning)?;
             self.solve_face(qp, sides, shift, tuning);
             if !self.face_consistent(qp, sides, tuning) {
-                return Err(Failure::InconsistentFace);
+                return Err(ActiveSetFailure::InconsistentFace);
             }
-            let alpha = self.blocking_step(qp, sides, tuning.active_set_tolerance);
-            if std::env::var("VITO_DEBUG2").is_ok() {
-                eprintln!(
-                    "  primal {round}: alpha {alpha:.3e} shift {shift:.1e} active {} cautious {cautious}",
-                    sides.iter().filter(|s| **s != Side::Inactive).count()
-                );
-            }
+            let alpha = self.blocking_step(qp, sides, tol);
             for j in 0..n {
                 self.point[j] += alpha * (self.solution[j] - self.point[j]);
             }
-            let tol = tuning.active_set_tolerance;
             self.changes.clear();
             for (i, side) in sides.iter().enumerate() {
                 let ap = self.ax[i] - self.point_ax[i];
@@ -404,22 +372,9 @@ impl ActiveSetQp {
                 }
             }
             if self.changes.is_empty() {
-                // At the face minimizer: rows with wrong-sign multipliers leave.
-                let y_scale = (0..m)
-                    .filter(|&i| sides[i] != Side::Inactive)
-                    .fold(1.0, |a: f64, i| a.max(self.solution[n + i].abs()));
-                for (i, side) in sides.iter().enumerate() {
-                    let y = self.solution[n + i];
-                    let wrong = match side {
-                        _ if qp.lower[i] == qp.upper[i] => 0.0,
-                        Side::Lower => y,
-                        Side::Upper => -y,
-                        Side::Inactive => 0.0,
-                    };
-                    if wrong > tol * y_scale {
-                        self.changes.push((i, Side::Inactive, wrong));
-                    }
-                }
+                // At the face minimizer: the rows with wrong-sign multipliers leave.
+                self.collect_changes(qp, sides, tuning);
+                self.changes.retain(|c| c.1 == Side::Inactive);
                 if self.changes.is_empty() {
                     self.take_solution(sides, x, y);
                     return Ok(FaceSolution {
@@ -428,9 +383,8 @@ impl ActiveSetQp {
                     });
                 }
             }
-            // Once a working set repeats, one change per round: the first blocking row, or
-            // the most wrong multiplier.
             if cautious {
+                // One change: the first blocking row, or the most wrong multiplier.
                 let first = self
                     .changes
                     .iter()
@@ -442,11 +396,36 @@ impl ActiveSetQp {
             for &(i, side, _) in &self.changes {
                 sides[i] = side;
             }
-            let signature = signature(sides);
-            cautious |= self.seen.contains(&signature);
-            self.seen.push(signature);
+            cautious |= self.repeated(sides);
         }
-        Err(Failure::NotConverged)
+        Err(ActiveSetFailure::NotConverged)
+    }
+
+    /// Resets the per-solve state: regularization, history, proximal centre.
+    fn start(&mut self, qp: &QpProblem<'_>, tuning: &Tuning) {
+        self.set_regularization(qp, tuning);
+        self.seen.clear();
+        self.applied.clear();
+        self.center.fill(0.0);
+    }
+
+    /// Whether the working set was seen before in this solve (and records it).
+    fn repeated(&mut self, sides: &[Side]) -> bool {
+        let signature = signature(sides);
+        let seen = self.seen.contains(&signature);
+        self.seen.push(signature);
+        seen
+    }
+
+    /// Whether the face solution moved away from the proximal centre.
+    fn moved(&self, tuning: &Tuning) -> bool {
+        let x = &self.solution[..self.n];
+        let norm = x.iter().fold(0.0, |a: f64, v| a.max(v.abs()));
+        let moved = x
+            .iter()
+            .zip(&self.center)
+            .fold(0.0, |a: f64, (v, c)| a.max((v - c).abs()));
+        moved > tuning.active_set_tolerance * (1.0 + norm)
     }
 
     /// Copies the face solution out: `x`, and the multipliers of the working set (zero for the
@@ -497,10 +476,7 @@ impl ActiveSetQp {
         }
     }
 
-    fn diagonal_values<'a>(
-        &'a self,
-        p: &'a nalgebra_sparse::CscMatrix<f64>,
-    ) -> impl Iterator<Item = f64> + 'a {
+    fn diagonal_values<'a>(&'a self, p: &'a CscMatrix<f64>) -> impl Iterator<Item = f64> + 'a {
         (0..self.n).flat_map(move |j| {
             (p.col_offsets()[j]..p.col_offsets()[j + 1])
                 .filter(move |&k| p.row_indices()[k] == j)
@@ -509,7 +485,7 @@ impl ActiveSetQp {
     }
 
     /// Factors the face matrix with the smallest shift of IPOPT's schedule, at least `start`
-    /// (the shift of the solve's previous face, or `floor` for its first), that gives it the
+    /// (the shift of the solve's previous face, or the floor for its first), that gives it the
     /// right inertia; returns that shift.
     fn factor_with_inertia(
         &mut self,
@@ -517,12 +493,11 @@ impl ActiveSetQp {
         sides: &[Side],
         start: f64,
         tuning: &Tuning,
-    ) -> Result<f64, Failure> {
+    ) -> Result<f64, ActiveSetFailure> {
         if self.factor(qp, sides, start) {
             return Ok(start);
         }
-        let fresh = self.last_shift == 0.0;
-        let (first, growth) = if fresh {
+        let (first, growth) = if self.last_shift == 0.0 {
             (tuning.shift_first, tuning.shift_first_increase)
         } else {
             (
@@ -534,7 +509,7 @@ impl ActiveSetQp {
         while !self.factor(qp, sides, delta) {
             delta *= growth;
             if delta > tuning.shift_max {
-                return Err(Failure::Inertia);
+                return Err(ActiveSetFailure::Inertia);
             }
         }
         self.last_shift = delta;
@@ -625,7 +600,7 @@ impl ActiveSetQp {
     /// Whether every row of the working set holds its bound.
     fn face_consistent(&mut self, qp: &QpProblem<'_>, sides: &[Side], tuning: &Tuning) -> bool {
         self.ax.fill(0.0);
-        super::sparse::add_product(qp.constraints, &self.solution[..self.n], &mut self.ax);
+        add_product(qp.constraints, &self.solution[..self.n], &mut self.ax);
         let finite = self.solution.iter().all(|v| v.is_finite());
         finite
             && sides.iter().enumerate().all(|(i, side)| {
@@ -677,7 +652,7 @@ pub(crate) fn working_set_of(
     sides: &mut [Side],
 ) {
     ax.fill(0.0);
-    super::sparse::add_product(qp.constraints, x, ax);
+    add_product(qp.constraints, x, ax);
     for (i, side) in sides.iter_mut().enumerate() {
         let (l, u) = (qp.lower[i], qp.upper[i]);
         *side = if l == u || (l.is_finite() && ax[i] - l < -y[i]) {
@@ -711,7 +686,7 @@ fn signature(sides: &[Side]) -> u64 {
 }
 
 /// The column of the value `k` of the CSC matrix `a`.
-fn column_of(a: &nalgebra_sparse::CscMatrix<f64>, k: usize) -> usize {
+fn column_of(a: &CscMatrix<f64>, k: usize) -> usize {
     a.col_offsets().partition_point(|&o| o <= k) - 1
 }
 
@@ -766,9 +741,9 @@ fn face_residual(
 /// AMD on what remains (the primal block with those rows' normals, and the longer rows).
 fn ordering(
     n: usize,
-    p: &nalgebra_sparse::CscMatrix<f64>,
+    p: &CscMatrix<f64>,
     by_row: &[Vec<usize>],
-    a: &nalgebra_sparse::CscMatrix<f64>,
+    a: &CscMatrix<f64>,
     dense_row: usize,
 ) -> Vec<usize> {
     let long: Vec<usize> = (0..by_row.len())

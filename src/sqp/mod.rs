@@ -212,6 +212,7 @@ mod sparse;
 mod step;
 mod subproblem;
 
+pub use active_set::{ActiveSetFailure, ActiveSetQp, FaceSolution, Side};
 pub use error::SqpError;
 pub use nlp::{Complementarity, ComplementarityTerm, EvalError, Nlp};
 pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};

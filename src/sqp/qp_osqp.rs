@@ -270,7 +270,10 @@ impl QpSolver for OsqpQp {
                 solution.status = code;
                 solution.iterations = iterations;
                 // One factorization per setup or matrix update, and the working-set solver's.
-                let polished = self.polish.as_ref().map_or(0, |p| p.solver.factorizations);
+                let polished = self
+                    .polish
+                    .as_ref()
+                    .map_or(0, |p| p.solver.factorizations());
                 solution.factorizations = 1 + polished - self.polish_factorizations;
                 self.polish_factorizations = polished;
                 solution.message.clear();

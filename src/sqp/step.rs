@@ -215,12 +215,9 @@ impl StepBuilder {
 
     /// Numeric factorizations so far (working-set solver, convexification, backends).
     pub(crate) fn factorizations(&self) -> usize {
-        self.active_set.factorizations + self.hessian.factorizations() + self.backend_factorizations
-    }
-
-    /// Forgets the working set: the next QP starts from the backend.
-    pub(crate) fn forget_working_set(&mut self) {
-        self.warm = false;
+        self.active_set.factorizations()
+            + self.hessian.factorizations()
+            + self.backend_factorizations
     }
 
     /// Sets the QP data for the linearization at `it` with constant part `r` of the rows.
