@@ -5,8 +5,8 @@ mod common;
 
 use common::{Dense, INF, hs, hs::base};
 use vito::sqp::{
-    Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Nlp, QpBackend, Settings,
-    Solver, SqpError, SqpResult, Status,
+    ActiveSetSettings, Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Nlp,
+    QpBackend, Settings, Solver, SqpError, SqpResult, Status, Tuning,
 };
 
 fn quiet() -> Settings {
@@ -437,6 +437,52 @@ fn invalid_settings_name_the_field() {
             },
             "relaxation_initial",
         ),
+        (
+            Settings {
+                tuning: Tuning {
+                    filter_min_step: 1.5,
+                    ..Tuning::default()
+                },
+                ..quiet()
+            },
+            "tuning.filter_min_step",
+        ),
+        (
+            Settings {
+                tuning: Tuning {
+                    curvature_decrease: 1.0,
+                    ..Tuning::default()
+                },
+                ..quiet()
+            },
+            "tuning.curvature_decrease",
+        ),
+        (
+            Settings {
+                tuning: Tuning {
+                    qp: ActiveSetSettings {
+                        shift_first: 1e50,
+                        ..ActiveSetSettings::default()
+                    },
+                    ..Tuning::default()
+                },
+                ..quiet()
+            },
+            "tuning.qp.shift_first",
+        ),
+        (
+            Settings {
+                tuning: Tuning {
+                    qp: ActiveSetSettings {
+                        rounds: 0,
+                        ..ActiveSetSettings::default()
+                    },
+                    ..Tuning::default()
+                },
+                ..quiet()
+            },
+            "tuning.qp.rounds",
+        ),
     ];
     for (settings, field) in cases {
         match Solver::new(settings) {
@@ -476,6 +522,16 @@ fn settings_deserialize_from_a_partial_yaml() {
         settings.constraint_tolerance,
         Settings::default().constraint_tolerance
     );
+    let tuned: Settings =
+        serde_yaml_ng::from_str("tuning: {filter_min_step: 0.05, qp: {rounds: 8}}\n").unwrap();
+    assert_eq!(tuned.tuning.filter_min_step, 0.05);
+    assert_eq!(tuned.tuning.qp.rounds, 8);
+    assert_eq!(
+        tuned.tuning.qp.tolerance,
+        ActiveSetSettings::default().tolerance
+    );
+    let misspelt = serde_yaml_ng::from_str::<Settings>("tuning: {qp: {round: 8}}\n");
+    assert!(misspelt.unwrap_err().to_string().contains("round"));
     let unknown = serde_yaml_ng::from_str::<Settings>("tolerence: 1.0e-8\n");
     assert!(unknown.unwrap_err().to_string().contains("tolerence"));
     let bad_backend = serde_yaml_ng::from_str::<Settings>("qp: gurobi\n");
@@ -713,4 +769,49 @@ fn swing_up_trajectory_with_exact_and_block_bfgs_hessians() {
             "{objectives:?}"
         );
     }
+}
+
+/// A QP backend of the caller's: Clarabel behind a counter.
+struct CountingQp {
+    inner: vito::sqp::ClarabelQp,
+    calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl vito::sqp::QpSolver for CountingQp {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+
+    fn solve(
+        &mut self,
+        qp: &vito::sqp::QpProblem<'_>,
+        warm_x: &[f64],
+        warm_y: &[f64],
+        solution: &mut vito::sqp::QpSolution,
+    ) {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.solve(qp, warm_x, warm_y, solution);
+    }
+}
+
+/// `Solver::with_qp_solver` puts the caller's backend in place of the one the settings name:
+/// the solve calls it (for its first QP at least) and converges as with Clarabel.
+#[test]
+fn user_supplied_qp_solver_is_used() {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = calls.clone();
+    let solver = Solver::new(quiet())
+        .expect("valid settings")
+        .with_qp_solver(move || {
+            Box::new(CountingQp {
+                inner: vito::sqp::ClarabelQp::new(1e-9, 1000),
+                calls: counter.clone(),
+            })
+        });
+    let mut problem = hs::hs071();
+    let result = solver.solve(&mut problem).expect("valid problem");
+    assert_eq!(result.status, Status::Converged);
+    assert!((result.objective - problem.f_star).abs() < 1e-6);
+    assert!(calls.load(std::sync::atomic::Ordering::Relaxed) >= 1);
 }

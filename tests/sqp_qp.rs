@@ -150,7 +150,7 @@ fn inconsistent_constraints_are_reported_infeasible() {
 
 // The working-set solver (`ActiveSetQp`) on QPs solved by hand.
 
-use vito::sqp::{ActiveSetFailure, ActiveSetQp, FaceSolution, Side, Tuning};
+use vito::sqp::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
 
 type Answer = (Result<FaceSolution, ActiveSetFailure>, Vec<f64>, Vec<f64>);
 
@@ -221,14 +221,14 @@ impl Qp {
     }
 
     fn solve(&self, sides: &mut [Side]) -> Answer {
-        self.solve_with(sides, &Tuning::default())
+        self.solve_with(sides, &ActiveSetSettings::default())
     }
 
-    fn solve_with(&self, sides: &mut [Side], tuning: &Tuning) -> Answer {
+    fn solve_with(&self, sides: &mut [Side], settings: &ActiveSetSettings) -> Answer {
         let qp = self.qp();
-        let mut solver = ActiveSetQp::new(&qp, 512);
+        let mut solver = ActiveSetQp::new(&qp, &ActiveSetSettings::default());
         let (mut x, mut y) = (vec![0.0; self.linear.len()], vec![0.0; self.lower.len()]);
-        let result = solver.solve(&qp, sides, 0.0, 20, tuning, &mut x, &mut y);
+        let result = solver.solve(&qp, sides, 0.0, settings, &mut x, &mut y);
         (result, x, y)
     }
 }
@@ -300,9 +300,9 @@ fn indefinite_reduced_hessian_is_shifted() {
         "{x:?} {y:?}"
     );
 
-    let shifted_only = Tuning {
+    let shifted_only = ActiveSetSettings {
         proximal_steps: 0,
-        ..Tuning::default()
+        ..ActiveSetSettings::default()
     };
     let mut sides = vec![Side::Inactive];
     let (result, x, y) = qp.solve_with(&mut sides, &shifted_only);
@@ -314,9 +314,9 @@ fn indefinite_reduced_hessian_is_shifted() {
     );
     assert!(y[0] == 0.0 && qp.stationarity(&x, &y, delta) < 1e-12);
 
-    let followed = Tuning {
+    let followed = ActiveSetSettings {
         proximal_steps: 5000,
-        ..Tuning::default()
+        ..ActiveSetSettings::default()
     };
     let mut sides = vec![Side::Inactive];
     let (result, x, y) = qp.solve_with(&mut sides, &followed);
@@ -387,7 +387,7 @@ fn wrong_warm_start_reaches_the_solution() {
     );
 
     let problem = qp.qp();
-    let mut solver = ActiveSetQp::new(&problem, 512);
+    let mut solver = ActiveSetQp::new(&problem, &ActiveSetSettings::default());
     let (mut x, mut y) = (vec![0.0; 3], vec![0.0; 4]);
     let mut sides = vec![Side::Inactive; 4];
     let solution = solver
@@ -396,7 +396,7 @@ fn wrong_warm_start_reaches_the_solution() {
             &[0.0; 3],
             &mut sides,
             0.0,
-            &Tuning::default(),
+            &ActiveSetSettings::default(),
             &mut x,
             &mut y,
         )

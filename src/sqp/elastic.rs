@@ -20,8 +20,8 @@ use super::merit::linearized_violation;
 use super::outcome::Status;
 use super::problem::Problem;
 use super::settings::Settings;
-use super::sparse::symmetric_product_norm;
 use super::step::{StepBuilder, StepInfo, Stop, take};
+use crate::qp::sparse::symmetric_product_norm;
 
 impl StepBuilder {
     /// The elastic step at `it` (violation `theta`) into [`StepBuilder::step`]; returns the
@@ -38,7 +38,7 @@ impl StepBuilder {
         let tuning = &settings.tuning;
         let regular_message = self.answer.message.clone();
         let shift = self.convex_model(problem, it, floor, tuning)?;
-        if !self.solve_elastic(problem, it, 0.0, 1.0, settings, info) {
+        if !self.solve_elastic(problem, it, 0.0, 1.0, info) {
             return Err(Stop::new(
                 Status::QpFailure,
                 format!(
@@ -67,7 +67,7 @@ impl StepBuilder {
         }
         let mut rho = it.lambda.iter().fold(1.0, |a: f64, l| a.max(l.abs()));
         loop {
-            if !self.solve_elastic(problem, it, 1.0, rho, settings, info) {
+            if !self.solve_elastic(problem, it, 1.0, rho, info) {
                 return Err(Stop::new(
                     Status::QpFailure,
                     format!("elastic QP failed: {}", self.answer.message),
@@ -90,18 +90,14 @@ impl StepBuilder {
         it: &Iterate,
         weight: f64,
         rho: f64,
-        settings: &Settings,
         info: &mut StepInfo,
     ) -> bool {
-        let _ = settings;
         let start = Instant::now();
         self.pose(problem, it, &it.c);
         let qp = self.subproblem.elastic(self.hessian.convex(), weight, rho);
         self.elastic_backend.solve(&qp, &[], &[], &mut self.answer);
         let solved = self.answer.status.has_solution();
-        info.qp_iterations += self.answer.iterations;
-        self.qp_iterations += self.answer.iterations;
-        self.backend_factorizations += self.answer.factorizations;
+        self.count_backend(info);
         if solved {
             let (n, m) = (it.x.len(), problem.m());
             let rows = m + self.subproblem.bounded().len();
@@ -114,9 +110,7 @@ impl StepBuilder {
                 &mut self.step,
             );
         }
-        let elapsed = start.elapsed();
-        self.qp_time += elapsed;
-        info.qp_time += elapsed;
+        self.add_qp_time(info, start.elapsed());
         solved
     }
 

@@ -13,7 +13,7 @@ use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 
 use super::settings::Tuning;
-use super::sparse::CscAssembly;
+use crate::qp::sparse::CscAssembly;
 
 /// Positive-definiteness tests and shifts for one fixed pattern.
 pub(crate) struct InertiaCorrection {
@@ -94,10 +94,10 @@ impl InertiaCorrection {
         if floor == 0.0 && self.positive_definite(values, 0.0) {
             return Some(0.0);
         }
-        let mut delta = floor.max(tuning.shift_first);
+        let mut delta = floor.max(tuning.qp.shift_first);
         while !self.positive_definite(values, delta) {
-            delta *= tuning.shift_increase;
-            if delta > tuning.shift_max {
+            delta *= tuning.qp.shift_increase;
+            if delta > tuning.qp.shift_max {
                 return None;
             }
         }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::SqpError;
+use crate::qp::ActiveSetSettings;
 
 /// The QP solver used for the subproblems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -80,39 +81,9 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tuning {
-    /// `active_set.rs`: dual regularization `ε` of the working-set KKT matrix, relative to
-    /// the squared row norm and the Hessian's largest diagonal entry.
-    pub dual_regularization: f64,
-    /// `active_set.rs`: most face solves of one QP by the primal-dual method from the previous
-    /// working set, before the backend is asked for a starting point.
-    pub active_set_rounds: usize,
-    /// `active_set.rs`: most face solves of one QP by the primal method from the backend's
-    /// point.
-    pub primal_rounds: usize,
-    /// `active_set.rs`: relative violation up to which the backend's point counts as feasible.
-    pub primal_tolerance: f64,
-    /// `active_set.rs`: relative feasibility tolerance of the face solutions, and the fraction
-    /// of the largest multiplier below which a wrong sign is ignored.
-    pub active_set_tolerance: f64,
-    /// `active_set.rs`: most iterative refinement steps of a face solve.
-    pub refinement_steps: usize,
-    /// `active_set.rs`: rows with more entries than this are ordered by AMD instead of first.
-    pub dense_row: usize,
-    /// `active_set.rs`: proximal steps after a QP solved with a shift.
-    pub proximal_steps: usize,
-
-    /// `active_set.rs`, `inertia.rs`: first Hessian shift `δ₀` of the inertia correction.
-    pub shift_first: f64,
-    /// Smallest shift of the schedule.
-    pub shift_min: f64,
-    /// Largest shift tried before giving up.
-    pub shift_max: f64,
-    /// The next solve's first shift, as a fraction of the last nonzero one.
-    pub shift_decrease: f64,
-    /// Growth of the shift while the inertia is wrong, after an earlier shift.
-    pub shift_increase: f64,
-    /// Growth of the shift while the inertia is wrong, without an earlier shift.
-    pub shift_first_increase: f64,
+    /// The working-set QP solver's constants (`src/qp/active_set.rs`); its shift schedule is
+    /// also that of the backends' convex model (`inertia.rs`).
+    pub qp: ActiveSetSettings,
     /// `line_search.rs`: the filter's sufficient decrease of the violation, `γ_θ`.
     pub filter_gamma_theta: f64,
     /// `line_search.rs`: the filter's sufficient decrease of the objective, `γ_f`.
@@ -171,21 +142,7 @@ pub struct Tuning {
 impl Default for Tuning {
     fn default() -> Self {
         Self {
-            dual_regularization: 1e-8,
-            active_set_rounds: 5,
-            primal_rounds: 500,
-            primal_tolerance: 1e-6,
-            active_set_tolerance: 1e-9,
-            refinement_steps: 20,
-            dense_row: 512,
-            proximal_steps: 3,
-
-            shift_first: 1e-4,
-            shift_min: 1e-20,
-            shift_max: 1e40,
-            shift_decrease: 1.0 / 3.0,
-            shift_increase: 8.0,
-            shift_first_increase: 100.0,
+            qp: ActiveSetSettings::default(),
             filter_gamma_theta: 1e-5,
             filter_gamma_f: 1e-8,
             switching_delta: 1.0,
@@ -219,7 +176,6 @@ impl Tuning {
     /// Checks every constant and names the first one out of its domain (as `tuning.NAME`).
     pub fn validate(&self) -> Result<(), SqpError> {
         let unit = [
-            ("tuning.shift_decrease", self.shift_decrease),
             ("tuning.filter_gamma_theta", self.filter_gamma_theta),
             ("tuning.filter_gamma_f", self.filter_gamma_f),
             ("tuning.filter_armijo", self.filter_armijo),
@@ -239,12 +195,6 @@ impl Tuning {
             }
         }
         let positive_fields = [
-            ("tuning.dual_regularization", self.dual_regularization),
-            ("tuning.active_set_tolerance", self.active_set_tolerance),
-            ("tuning.primal_tolerance", self.primal_tolerance),
-            ("tuning.shift_first", self.shift_first),
-            ("tuning.shift_min", self.shift_min),
-            ("tuning.shift_max", self.shift_max),
             ("tuning.switching_delta", self.switching_delta),
             ("tuning.filter_theta_max", self.filter_theta_max),
             ("tuning.filter_theta_min", self.filter_theta_min),
@@ -256,8 +206,6 @@ impl Tuning {
             positive(field, value)?;
         }
         let growth = [
-            ("tuning.shift_increase", self.shift_increase),
-            ("tuning.shift_first_increase", self.shift_first_increase),
             ("tuning.switching_s_theta", self.switching_s_theta),
             ("tuning.switching_s_f", self.switching_s_f),
             ("tuning.retry_shift_growth", self.retry_shift_growth),
@@ -268,20 +216,17 @@ impl Tuning {
                 return Err(invalid(field, value, "must be finite and greater than 1"));
             }
         }
-        for (field, value) in [
-            ("tuning.active_set_rounds", self.active_set_rounds),
-            ("tuning.primal_rounds", self.primal_rounds),
-            ("tuning.step_attempts", self.step_attempts),
-            ("tuning.dense_row", self.dense_row),
-        ] {
-            nonzero(field, value)?;
-        }
-        if self.shift_min > self.shift_first || self.shift_first > self.shift_max {
+        nonzero("tuning.step_attempts", self.step_attempts)?;
+        positive("tuning.curvature_shift", self.curvature_shift)?;
+        if !(self.curvature_decrease > 1.0 && self.curvature_decrease.is_finite()) {
             return Err(invalid(
-                "tuning.shift_first",
-                self.shift_first,
-                "must lie between `shift_min` and `shift_max`",
+                "tuning.curvature_decrease",
+                self.curvature_decrease,
+                "must be finite and greater than 1",
             ));
+        }
+        if let Some((name, value, reason)) = self.qp.invalid_field() {
+            return Err(invalid(format!("tuning.qp.{name}"), value, reason));
         }
         if self.filter_theta_min >= self.filter_theta_max {
             return Err(invalid(
@@ -375,9 +320,13 @@ impl Settings {
     }
 }
 
-fn invalid(field: &'static str, value: impl std::fmt::Display, reason: &'static str) -> SqpError {
+fn invalid(
+    field: impl Into<String>,
+    value: impl std::fmt::Display,
+    reason: &'static str,
+) -> SqpError {
     SqpError::InvalidSetting {
-        field,
+        field: field.into(),
         value: value.to_string(),
         reason,
     }

@@ -19,14 +19,14 @@ use super::line_search::{Globalization, Search};
 use super::nlp::Nlp;
 use super::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
 use super::problem::Problem;
-use super::qp::QpSolver;
-use super::qp_clarabel::ClarabelQp;
 use super::quasi_newton::BlockBfgs;
 use super::report::{LogObserver, Observer, Progress, SilentObserver};
 use super::residuals::{Bounds, KktPoint, residuals};
 use super::settings::{HessianStrategy, QpBackend, Settings};
-use super::sparse::add_transpose_triplets;
 use super::step::{StepBuilder, StepInfo, Stop};
+use crate::qp::ClarabelQp;
+use crate::qp::QpSolver;
+use crate::qp::sparse::add_transpose_triplets;
 
 /// Makes the QP backend instances of a solve (see [`Solver::with_qp_solver`]).
 pub type QpSolverFactory = dyn Fn() -> Box<dyn QpSolver> + Send + Sync;
@@ -163,9 +163,10 @@ fn backend(settings: &Settings) -> Box<dyn QpSolver> {
             settings.qp_max_iterations,
         )),
         #[cfg(feature = "osqp")]
-        QpBackend::Osqp => Box::new(super::qp_osqp::OsqpQp::new(
+        QpBackend::Osqp => Box::new(crate::qp::OsqpQp::with_active_set(
             settings.qp_tolerance,
             settings.qp_max_iterations,
+            settings.tuning.qp.clone(),
         )),
         // Rejected by `Settings::validate` in builds without the feature.
         #[cfg(not(feature = "osqp"))]

@@ -5,10 +5,10 @@
 //! (`subproblem.rs`) is solved by the working-set solver (`active_set.rs`) with the exact
 //! model `H` (shifted only where its reduced Hessian needs it), started from the previous
 //! iteration's working set. The QP backend ([`QpSolver`]: Clarabel, OSQP or the user's) is
-//! called only when there is no working set to start from (the first iteration, or after a
-//! failure), or when the working-set solver fails; it solves the QP with the convexified model
-//! `H + δI` (`hessian.rs`), and its active set starts the working-set solver on the exact
-//! model. When that fails too, the backend's own step is taken. A backend that proves the QP
+//! called only when there is no working set to start from (the first iteration) or when the
+//! working-set solver fails; it solves the QP with the convex model (`hessian.rs`), and the
+//! primal active-set method (`active_set.rs`) continues from its solution on the exact model.
+//! When that fails too, the backend's own step is taken. A backend that proves the QP
 //! infeasible sends the step to the elastic mode (`elastic.rs`); one that fails without a proof
 //! leaves the iteration a restoration direction (`restoration.rs`), or, if that QP fails too,
 //! the elastic step.
@@ -19,15 +19,14 @@
 
 use std::time::{Duration, Instant};
 
-use super::active_set::{ActiveSetQp, Side, working_set_of};
 use super::hessian::HessianModel;
 use super::iterate::Iterate;
 use super::outcome::Status;
 use super::problem::Problem;
-use super::qp::{QpSolution, QpSolver, QpStatus};
 use super::settings::{Settings, Tuning};
-use super::sparse::symmetric_quadratic_form;
 use super::subproblem::Subproblem;
+use crate::qp::sparse::symmetric_quadratic_form;
+use crate::qp::{ActiveSetQp, QpSolution, QpSolver, QpStatus, Side, working_set_of};
 
 /// Why the iteration stops early.
 pub(crate) struct Stop {
@@ -153,7 +152,7 @@ pub(crate) struct StepBuilder {
     pub(crate) restoration: Step,
     pub(crate) qp_time: Duration,
     pub(crate) qp_iterations: usize,
-    pub(crate) backend_factorizations: usize,
+    backend_factorizations: usize,
     /// `∇²f` triplet values for the convex model, and the model's shift once prepared.
     objective_hess: Vec<f64>,
     no_multipliers: Vec<f64>,
@@ -173,18 +172,15 @@ impl StepBuilder {
         backends: &dyn Fn() -> Box<dyn QpSolver>,
     ) -> Self {
         let (n, m) = (problem.n, problem.m());
-        let subproblem = Subproblem::new(
+        let mut subproblem = Subproblem::new(
             n,
             m,
             &problem.x_lower,
             &problem.x_upper,
             &problem.jacobian_structure,
         );
-        let mut subproblem = subproblem;
-        let active_set = ActiveSetQp::new(
-            &subproblem.regular(hessian.matrix()),
-            settings.tuning.dense_row,
-        );
+        let active_set =
+            ActiveSetQp::new(&subproblem.regular(hessian.matrix()), &settings.tuning.qp);
         let rows = m + subproblem.bounded().len();
         Self {
             subproblem,
@@ -313,12 +309,29 @@ impl StepBuilder {
         tuning: &Tuning,
         info: &mut StepInfo,
     ) -> Result<Answer, Stop> {
-        let start = Instant::now();
+        let (start, evaluations) = (Instant::now(), problem.time);
         let answer = self.solve_regular_timed(problem, it, floor, tuning, info);
-        let elapsed = start.elapsed();
+        // The objective's Hessian for the convex model is the problem's time, not the QP's.
+        self.add_qp_time(info, start.elapsed() - (problem.time - evaluations));
+        answer
+    }
+
+    /// Adds `elapsed` to the QP time.
+    pub(crate) fn add_qp_time(&mut self, info: &mut StepInfo, elapsed: Duration) {
         self.qp_time += elapsed;
         info.qp_time += elapsed;
-        answer
+    }
+
+    /// Adds the backend's last answer to the QP iterations and factorizations.
+    pub(crate) fn count_backend(&mut self, info: &mut StepInfo) {
+        self.count_rounds(info, self.answer.iterations);
+        self.backend_factorizations += self.answer.factorizations;
+    }
+
+    /// Adds working-set rounds (or backend iterations) to the QP iterations.
+    fn count_rounds(&mut self, info: &mut StepInfo, rounds: usize) {
+        info.qp_iterations += rounds;
+        self.qp_iterations += rounds;
     }
 
     fn solve_regular_timed(
@@ -339,11 +352,9 @@ impl StepBuilder {
         let convex_shift = self.convex_model(problem, it, floor, tuning)?;
         let qp = self.subproblem.regular(self.hessian.convex());
         self.backend.solve(&qp, &[], &[], &mut self.answer);
-        info.qp_iterations += self.answer.iterations;
-        self.qp_iterations += self.answer.iterations;
-        self.backend_factorizations += self.answer.factorizations;
         let (n, rows) = (self.x.len(), self.y.len());
-        if self.answer.x.len() == n && self.answer.y.len() == rows {
+        let has_point = self.answer.x.len() == n && self.answer.y.len() == rows;
+        if has_point {
             working_set_of(
                 &qp,
                 &self.answer.x,
@@ -351,23 +362,22 @@ impl StepBuilder {
                 &mut self.y,
                 &mut self.sides,
             );
+        }
+        self.count_backend(info);
+        if has_point {
             let qp = self.subproblem.regular(self.hessian.matrix());
             let result = self.active_set.solve_from(
                 &qp,
                 &self.answer.x,
                 &mut self.sides,
                 floor,
-                tuning,
+                &tuning.qp,
                 &mut self.x,
                 &mut self.y,
             );
-            if std::env::var("VITO_DEBUG").is_ok() {
-                eprintln!("primal: {:?}", result);
-            }
             if let Ok(solution) = result {
                 self.warm = true;
-                info.qp_iterations += solution.rounds;
-                self.qp_iterations += solution.rounds;
+                self.count_rounds(info, solution.rounds);
                 return Ok(Answer::Solved {
                     shift: solution.shift,
                     exact: true,
@@ -435,22 +445,14 @@ impl StepBuilder {
             &qp,
             &mut self.sides,
             floor,
-            tuning.active_set_rounds,
-            tuning,
+            &tuning.qp,
             &mut self.x,
             &mut self.y,
         );
         self.warm = result.is_ok();
         let solution = result.ok()?;
-        info.qp_iterations += solution.rounds;
-        self.qp_iterations += solution.rounds;
+        self.count_rounds(info, solution.rounds);
         Some(solution.shift)
-    }
-
-    fn count_backend(&mut self, info: &mut StepInfo) {
-        info.qp_iterations += self.answer.iterations;
-        self.qp_iterations += self.answer.iterations;
-        self.backend_factorizations += self.answer.factorizations;
     }
 
     /// The second-order correction for the step just computed, given `c` at the trial point
@@ -477,29 +479,17 @@ impl StepBuilder {
             &qp,
             &mut self.correction_sides,
             shift,
-            tuning.active_set_rounds,
-            tuning,
+            &tuning.qp,
             &mut self.x,
             &mut self.y,
         );
-        let solved = result.is_ok();
-        if let Ok(s) = result {
-            info.qp_iterations += s.rounds;
-            self.qp_iterations += s.rounds;
+        if let Ok(solution) = result {
+            self.count_rounds(info, solution.rounds);
+            let (m, bounded) = (problem.m(), self.subproblem.bounded());
+            take(&self.x, &self.y, m, bounded, &mut self.correction);
         }
-        if solved {
-            take(
-                &self.x,
-                &self.y,
-                problem.m(),
-                self.subproblem.bounded(),
-                &mut self.correction,
-            );
-        }
-        let elapsed = start.elapsed();
-        self.qp_time += elapsed;
-        info.qp_time += elapsed;
-        solved
+        self.add_qp_time(info, start.elapsed());
+        result.is_ok()
     }
 
     /// Solves the restoration QP `min ½‖d‖²` over the linearized constraints at `it` into
@@ -527,9 +517,7 @@ impl StepBuilder {
             self.subproblem
                 .jacobian_product(&self.restoration.d, &mut self.restoration.jd);
         }
-        let elapsed = start.elapsed();
-        self.qp_time += elapsed;
-        info.qp_time += elapsed;
+        self.add_qp_time(info, start.elapsed());
         solved
     }
 }

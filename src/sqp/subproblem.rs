@@ -27,8 +27,8 @@
 
 use nalgebra_sparse::{CscMatrix, pattern::SparsityPattern};
 
-use super::qp::QpProblem;
-use super::sparse::{CscAssembly, add_product};
+use crate::qp::QpProblem;
+use crate::qp::sparse::{CscAssembly, add_product};
 
 /// The QP data of one iteration, with fixed patterns.
 pub(crate) struct Subproblem {

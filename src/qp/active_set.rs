@@ -55,9 +55,9 @@
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 use nalgebra_sparse::CscMatrix;
+use serde::{Deserialize, Serialize};
 
-use super::qp::QpProblem;
-use super::settings::Tuning;
+use super::QpProblem;
 use super::sparse::{CscAssembly, add_product};
 
 /// Which bound a QP row is held at.
@@ -69,6 +69,121 @@ pub enum Side {
     Lower,
     /// Held at `u`.
     Upper,
+}
+
+/// The constants of [`ActiveSetQp`], with the defaults the SQP was measured with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ActiveSetSettings {
+    /// Most primal-dual rounds of [`ActiveSetQp::solve`] (the proximal steps come on top).
+    pub rounds: usize,
+    /// Most rounds of the primal method [`ActiveSetQp::solve_from`].
+    pub primal_rounds: usize,
+    /// Relative feasibility tolerance of the face solutions, and the fraction of the largest
+    /// multiplier below which a wrong sign is ignored.
+    pub tolerance: f64,
+    /// Relative violation up to which the primal method's starting point counts as feasible.
+    pub primal_tolerance: f64,
+    /// Dual regularization `ε`, relative to the squared row norm and `σ`.
+    pub dual_regularization: f64,
+    /// Most iterative refinement steps of a face solve.
+    pub refinement_steps: usize,
+    /// Rows with more entries than this are ordered by AMD instead of first.
+    pub dense_row: usize,
+    /// Proximal steps after a face solution that needed a shift.
+    pub proximal_steps: usize,
+    /// From this shift on, the multipliers are corrected to the unshifted model's.
+    pub unshift_threshold: f64,
+    /// First shift `δ₀` of the inertia correction.
+    pub shift_first: f64,
+    /// Smallest shift of the schedule.
+    pub shift_min: f64,
+    /// Largest shift tried before giving up.
+    pub shift_max: f64,
+    /// The next solve's first shift, as a fraction of the last one.
+    pub shift_decrease: f64,
+    /// Growth of the shift while the inertia is wrong, after an earlier shift.
+    pub shift_increase: f64,
+    /// Growth of the shift while the inertia is wrong, without an earlier shift.
+    pub shift_first_increase: f64,
+}
+
+impl Default for ActiveSetSettings {
+    fn default() -> Self {
+        Self {
+            rounds: 5,
+            primal_rounds: 500,
+            tolerance: 1e-9,
+            primal_tolerance: 1e-6,
+            dual_regularization: 1e-8,
+            refinement_steps: 20,
+            dense_row: 512,
+            proximal_steps: 3,
+            unshift_threshold: 10.0,
+            shift_first: 1e-4,
+            shift_min: 1e-20,
+            shift_max: 1e40,
+            shift_decrease: 1.0 / 3.0,
+            shift_increase: 8.0,
+            shift_first_increase: 100.0,
+        }
+    }
+}
+
+impl ActiveSetSettings {
+    /// The first field out of its domain, as `(name, value, requirement)`.
+    pub fn invalid_field(&self) -> Option<(&'static str, f64, &'static str)> {
+        let counts = [
+            ("rounds", self.rounds),
+            ("primal_rounds", self.primal_rounds),
+            ("dense_row", self.dense_row),
+        ];
+        let positive = [
+            ("tolerance", self.tolerance),
+            ("primal_tolerance", self.primal_tolerance),
+            ("dual_regularization", self.dual_regularization),
+            ("unshift_threshold", self.unshift_threshold),
+            ("shift_first", self.shift_first),
+            ("shift_min", self.shift_min),
+            ("shift_max", self.shift_max),
+        ];
+        let growth = [
+            ("shift_increase", self.shift_increase),
+            ("shift_first_increase", self.shift_first_increase),
+        ];
+        counts
+            .into_iter()
+            .find(|(_, v)| *v == 0)
+            .map(|(name, v)| (name, v as f64, "must be at least 1"))
+            .or_else(|| {
+                positive
+                    .into_iter()
+                    .find(|(_, v)| !(*v > 0.0 && v.is_finite()))
+                    .map(|(name, v)| (name, v, "must be positive and finite"))
+            })
+            .or_else(|| {
+                growth
+                    .into_iter()
+                    .find(|(_, v)| !(*v > 1.0 && v.is_finite()))
+                    .map(|(name, v)| (name, v, "must be finite and greater than 1"))
+            })
+            .or_else(|| {
+                (!(self.shift_decrease > 0.0 && self.shift_decrease < 1.0)).then_some((
+                    "shift_decrease",
+                    self.shift_decrease,
+                    "must lie strictly between 0 and 1",
+                ))
+            })
+            .or_else(|| {
+                (self.shift_min > self.shift_first || self.shift_first > self.shift_max).then_some(
+                    (
+                        "shift_first",
+                        self.shift_first,
+                        "must lie between `shift_min` and `shift_max`",
+                    ),
+                )
+            })
+    }
 }
 
 /// A certified solution of [`ActiveSetQp`].
@@ -135,7 +250,8 @@ pub struct ActiveSetQp {
 impl ActiveSetQp {
     /// Builds the KKT pattern of `qp` and its ordering (rows with at most `dense_row` entries
     /// eliminated first; see the module documentation).
-    pub fn new(qp: &QpProblem<'_>, dense_row: usize) -> Self {
+    pub fn new(qp: &QpProblem<'_>, settings: &ActiveSetSettings) -> Self {
+        let dense_row = settings.dense_row;
         let (p, a) = (qp.hessian, qp.constraints);
         let (n, m) = (p.ncols(), a.nrows());
         // Rows of A: the value indices of each row, columns ascending.
@@ -246,29 +362,28 @@ impl ActiveSetQp {
     /// Solves `qp` by primal-dual active-set rounds (at most `rounds`, plus the proximal steps)
     /// from the working set `sides` (one entry per row; replaced by the final working set),
     /// with a shift of at least `floor`. On success the solution is in `x` and the row
-    /// multipliers (sign convention of [`QpSolution`](super::qp::QpSolution)) in `y`.
+    /// multipliers (sign convention of [`QpSolution`](super::QpSolution)) in `y`.
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
         qp: &QpProblem<'_>,
         sides: &mut [Side],
         floor: f64,
-        rounds: usize,
-        tuning: &Tuning,
+        settings: &ActiveSetSettings,
         x: &mut [f64],
         y: &mut [f64],
     ) -> Result<FaceSolution, ActiveSetFailure> {
         for (i, side) in sides.iter_mut().enumerate() {
             *side = admissible(*side, qp.lower[i], qp.upper[i]);
         }
-        self.start(qp, tuning);
+        self.start(qp, settings);
         let mut limit = usize::MAX;
         let mut shift = floor;
         let mut proximal = 0;
-        for round in 1..=rounds + tuning.proximal_steps {
-            shift = self.factor_with_inertia(qp, sides, shift, tuning)?;
-            self.solve_face(qp, sides, shift, tuning);
-            if !self.face_consistent(qp, sides, tuning) {
+        for round in 1..=settings.rounds + settings.proximal_steps {
+            shift = self.factor_with_inertia(qp, sides, shift, settings)?;
+            self.solve_face(qp, sides, shift, settings);
+            if !self.face_consistent(qp, sides, settings) {
                 // Back to the last consistent face, with half of the changes.
                 if self.applied.len() <= 1 {
                     return Err(ActiveSetFailure::InconsistentFace);
@@ -283,14 +398,14 @@ impl ActiveSetQp {
                 }
                 continue;
             }
-            self.collect_changes(qp, sides, tuning);
+            self.collect_changes(qp, sides, settings);
             if self.changes.is_empty() {
-                if shift > floor && proximal < tuning.proximal_steps && self.moved(tuning) {
+                if shift > floor && proximal < settings.proximal_steps && self.moved(settings) {
                     self.center.copy_from_slice(&self.solution[..self.n]);
                     proximal += 1;
                     continue;
                 }
-                self.take_solution(sides, x, y);
+                self.finish(qp, sides, shift, settings, x, y);
                 return Ok(FaceSolution {
                     shift,
                     rounds: round,
@@ -322,7 +437,7 @@ impl ActiveSetQp {
         start: &[f64],
         sides: &mut [Side],
         floor: f64,
-        tuning: &Tuning,
+        settings: &ActiveSetSettings,
         x: &mut [f64],
         y: &mut [f64],
     ) -> Result<FaceSolution, ActiveSetFailure> {
@@ -331,7 +446,7 @@ impl ActiveSetQp {
         self.point_ax.fill(0.0);
         add_product(qp.constraints, &self.point, &mut self.point_ax);
         let near = |value: f64, bound: f64| {
-            (value - bound).abs() <= tuning.primal_tolerance * (1.0 + bound.abs())
+            (value - bound).abs() <= settings.primal_tolerance * (1.0 + bound.abs())
         };
         for (i, side) in sides.iter_mut().enumerate() {
             let (l, u, v) = (qp.lower[i], qp.upper[i], self.point_ax[i]);
@@ -344,14 +459,14 @@ impl ActiveSetQp {
                 _ => Side::Inactive,
             };
         }
-        self.start(qp, tuning);
-        let tol = tuning.active_set_tolerance;
+        self.start(qp, settings);
+        let tol = settings.tolerance;
         let mut cautious = false;
         let mut shift = floor;
-        for round in 1..=tuning.primal_rounds {
-            shift = self.factor_with_inertia(qp, sides, shift, tuning)?;
-            self.solve_face(qp, sides, shift, tuning);
-            if !self.face_consistent(qp, sides, tuning) {
+        for round in 1..=settings.primal_rounds {
+            shift = self.factor_with_inertia(qp, sides, shift, settings)?;
+            self.solve_face(qp, sides, shift, settings);
+            if !self.face_consistent(qp, sides, settings) {
                 return Err(ActiveSetFailure::InconsistentFace);
             }
             let alpha = self.blocking_step(qp, sides, tol);
@@ -373,10 +488,10 @@ impl ActiveSetQp {
             }
             if self.changes.is_empty() {
                 // At the face minimizer: the rows with wrong-sign multipliers leave.
-                self.collect_changes(qp, sides, tuning);
+                self.collect_changes(qp, sides, settings);
                 self.changes.retain(|c| c.1 == Side::Inactive);
                 if self.changes.is_empty() {
-                    self.take_solution(sides, x, y);
+                    self.finish(qp, sides, shift, settings, x, y);
                     return Ok(FaceSolution {
                         shift,
                         rounds: round,
@@ -402,8 +517,8 @@ impl ActiveSetQp {
     }
 
     /// Resets the per-solve state: regularization, history, proximal centre.
-    fn start(&mut self, qp: &QpProblem<'_>, tuning: &Tuning) {
-        self.set_regularization(qp, tuning);
+    fn start(&mut self, qp: &QpProblem<'_>, settings: &ActiveSetSettings) {
+        self.set_regularization(qp, settings);
         self.seen.clear();
         self.applied.clear();
         self.center.fill(0.0);
@@ -418,14 +533,56 @@ impl ActiveSetQp {
     }
 
     /// Whether the face solution moved away from the proximal centre.
-    fn moved(&self, tuning: &Tuning) -> bool {
+    fn moved(&self, settings: &ActiveSetSettings) -> bool {
         let x = &self.solution[..self.n];
         let norm = x.iter().fold(0.0, |a: f64, v| a.max(v.abs()));
         let moved = x
             .iter()
             .zip(&self.center)
             .fold(0.0, |a: f64, (v, c)| a.max((v - c).abs()));
-        moved > tuning.active_set_tolerance * (1.0 + norm)
+        moved > settings.tolerance * (1.0 + norm)
+    }
+
+    /// Copies the face solution for the shift `shift` out: `x`, and the multipliers of the
+    /// working set (zero for the other rows). From a shift of `unshift_threshold` on, the
+    /// multipliers are those of the unshifted model on the same face: the shifted face
+    /// solution satisfies `P x + q + A_Wᵀy = −δ(x − x_c)`, so they are `y + μ` with `μ =
+    /// argmin ‖A_Wᵀμ − δ(x − x_c)‖` (the face system with `I` for `P`), inequality
+    /// multipliers that change sign set to zero. Uncorrected, the multipliers grow with `δ`
+    /// where the rows force the step (far from feasibility), the next Lagrangian Hessian with
+    /// them, and so the next shift: on HS 40 from a perturbed start the shift ran from 10² to
+    /// 10⁸ and the solve to its iteration limit.
+    fn finish(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        shift: f64,
+        settings: &ActiveSetSettings,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) {
+        self.take_solution(sides, x, y);
+        if shift < settings.unshift_threshold || !self.factor_block(qp, sides, 0.0, true) {
+            return;
+        }
+        let n = self.n;
+        for (j, r) in self.rhs[..n].iter_mut().enumerate() {
+            *r = shift * (x[j] - self.center[j]);
+        }
+        self.rhs[n..].fill(0.0);
+        self.solution.copy_from_slice(&self.rhs);
+        if let Some(factor) = self.factor.as_mut() {
+            factor.solve(&mut self.solution);
+        }
+        for (i, side) in sides.iter().enumerate() {
+            let corrected = y[i] + self.solution[n + i];
+            y[i] = match side {
+                Side::Inactive => 0.0,
+                _ if qp.lower[i] == qp.upper[i] => corrected,
+                Side::Upper => corrected.max(0.0),
+                Side::Lower => corrected.min(0.0),
+            };
+        }
     }
 
     /// Copies the face solution out: `x`, and the multipliers of the working set (zero for the
@@ -461,7 +618,7 @@ impl ActiveSetQp {
     }
 
     /// `E_i = ε ‖aᵢ‖² / σ` for every row (a row without entries gets `ε / σ`).
-    fn set_regularization(&mut self, qp: &QpProblem<'_>, tuning: &Tuning) {
+    fn set_regularization(&mut self, qp: &QpProblem<'_>, settings: &ActiveSetSettings) {
         let p = qp.hessian;
         let sigma = self
             .diagonal_values(p)
@@ -472,7 +629,7 @@ impl ActiveSetQp {
             self.regularization[i] += v * v;
         }
         for e in &mut self.regularization {
-            *e = tuning.dual_regularization * if *e > 0.0 { *e } else { 1.0 } / sigma;
+            *e = settings.dual_regularization * if *e > 0.0 { *e } else { 1.0 } / sigma;
         }
     }
 
@@ -492,23 +649,23 @@ impl ActiveSetQp {
         qp: &QpProblem<'_>,
         sides: &[Side],
         start: f64,
-        tuning: &Tuning,
+        settings: &ActiveSetSettings,
     ) -> Result<f64, ActiveSetFailure> {
         if self.factor(qp, sides, start) {
             return Ok(start);
         }
         let (first, growth) = if self.last_shift == 0.0 {
-            (tuning.shift_first, tuning.shift_first_increase)
+            (settings.shift_first, settings.shift_first_increase)
         } else {
             (
-                (tuning.shift_decrease * self.last_shift).max(tuning.shift_min),
-                tuning.shift_increase,
+                (settings.shift_decrease * self.last_shift).max(settings.shift_min),
+                settings.shift_increase,
             )
         };
         let mut delta = if first > start { first } else { start * growth };
         while !self.factor(qp, sides, delta) {
             delta *= growth;
-            if delta > tuning.shift_max {
+            if delta > settings.shift_max {
                 return Err(ActiveSetFailure::Inertia);
             }
         }
@@ -519,12 +676,29 @@ impl ActiveSetQp {
     /// Writes the face matrix for `sides` and shift `delta` and factors it; whether its
     /// inertia is `(n, m)`.
     fn factor(&mut self, qp: &QpProblem<'_>, sides: &[Side], delta: f64) -> bool {
+        self.factor_block(qp, sides, delta, false)
+    }
+
+    /// [`ActiveSetQp::factor`] with the identity for `P` when `identity`.
+    fn factor_block(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        delta: f64,
+        identity: bool,
+    ) -> bool {
         std::mem::swap(&mut self.kkt.nzval, &mut self.previous);
         let values = &mut self.kkt.nzval;
         values.fill(0.0);
-        for (&slot, &v) in self.p_slot.iter().zip(qp.hessian.values()) {
-            if slot != usize::MAX {
-                values[slot] += v;
+        if identity {
+            for &slot in &self.diagonal {
+                values[slot] = 1.0;
+            }
+        } else {
+            for (&slot, &v) in self.p_slot.iter().zip(qp.hessian.values()) {
+                if slot != usize::MAX {
+                    values[slot] += v;
+                }
             }
         }
         for &slot in &self.diagonal {
@@ -559,7 +733,13 @@ impl ActiveSetQp {
     }
 
     /// Solves the factored face system and refines the solution on the unregularized one.
-    fn solve_face(&mut self, qp: &QpProblem<'_>, sides: &[Side], delta: f64, tuning: &Tuning) {
+    fn solve_face(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        delta: f64,
+        settings: &ActiveSetSettings,
+    ) {
         let n = self.n;
         for ((r, &q), &c) in self.rhs.iter_mut().zip(qp.linear).zip(&self.center) {
             *r = delta * c - q;
@@ -577,7 +757,7 @@ impl ActiveSetQp {
         self.solution.copy_from_slice(&self.rhs);
         factor.solve(&mut self.solution);
         let mut last = f64::INFINITY;
-        for _ in 0..tuning.refinement_steps {
+        for _ in 0..settings.refinement_steps {
             let residual = face_residual(
                 qp,
                 sides,
@@ -598,7 +778,12 @@ impl ActiveSetQp {
     }
 
     /// Whether every row of the working set holds its bound.
-    fn face_consistent(&mut self, qp: &QpProblem<'_>, sides: &[Side], tuning: &Tuning) -> bool {
+    fn face_consistent(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        settings: &ActiveSetSettings,
+    ) -> bool {
         self.ax.fill(0.0);
         add_product(qp.constraints, &self.solution[..self.n], &mut self.ax);
         let finite = self.solution.iter().all(|v| v.is_finite());
@@ -609,15 +794,20 @@ impl ActiveSetQp {
                     Side::Lower => qp.lower[i],
                     Side::Upper => qp.upper[i],
                 };
-                (self.ax[i] - bound).abs() <= tuning.active_set_tolerance * (1.0 + bound.abs())
+                (self.ax[i] - bound).abs() <= settings.tolerance * (1.0 + bound.abs())
             })
     }
 
     /// The working-set changes the current face solution asks for (in `changes`, each with
     /// its violation or wrong-sign multiplier as a measure).
-    fn collect_changes(&mut self, qp: &QpProblem<'_>, sides: &[Side], tuning: &Tuning) {
+    fn collect_changes(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        settings: &ActiveSetSettings,
+    ) {
         let n = self.n;
-        let tol = tuning.active_set_tolerance;
+        let tol = settings.tolerance;
         let y_scale = sides
             .iter()
             .enumerate()

@@ -19,9 +19,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use nalgebra_sparse::CscMatrix;
 use osqp::{CscMatrix as OsqpCsc, Problem, Settings, Status};
 
-use super::active_set::{ActiveSetQp, Side, working_set_of};
-use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
-use super::settings::Tuning;
+use super::active_set::{ActiveSetQp, ActiveSetSettings, Side, working_set_of};
+use super::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// OSQP's representation of an infinite bound (`OSQP_INFTY` in its `constants.h`).
 pub const OSQP_INFTY: f64 = 1e30;
@@ -66,7 +65,7 @@ pub struct OsqpQp {
     max_iterations: usize,
     polish: Option<Polish>,
     polish_factorizations: usize,
-    tuning: Tuning,
+    active_set: ActiveSetSettings,
 }
 
 /// The working-set solver for OSQP's QP pattern, with its working set.
@@ -80,22 +79,19 @@ struct Polish {
 impl Polish {
     /// Certifies a solution on the face the iterate `solution` points at; replaces it and
     /// returns true when that succeeds.
-    fn polish(&mut self, qp: &QpProblem<'_>, tuning: &Tuning, solution: &mut QpSolution) -> bool {
+    fn polish(
+        &mut self,
+        qp: &QpProblem<'_>,
+        settings: &ActiveSetSettings,
+        solution: &mut QpSolution,
+    ) -> bool {
         if solution.x.len() != self.x.len() || solution.y.len() != self.y.len() {
             return false;
         }
         working_set_of(qp, &solution.x, &solution.y, &mut self.y, &mut self.sides);
         let solved = self
             .solver
-            .solve(
-                qp,
-                &mut self.sides,
-                0.0,
-                tuning.active_set_rounds,
-                tuning,
-                &mut self.x,
-                &mut self.y,
-            )
+            .solve(qp, &mut self.sides, 0.0, settings, &mut self.x, &mut self.y)
             .is_ok_and(|s| s.shift == 0.0);
         if solved {
             solution.x.copy_from_slice(&self.x);
@@ -109,6 +105,15 @@ impl OsqpQp {
     /// A backend with absolute and relative tolerance `tolerance` and at most
     /// `max_iterations` ADMM iterations per solve.
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
+        Self::with_active_set(tolerance, max_iterations, ActiveSetSettings::default())
+    }
+
+    /// [`OsqpQp::new`] whose working-set solver between the ADMM rounds uses `active_set`.
+    pub fn with_active_set(
+        tolerance: f64,
+        max_iterations: usize,
+        active_set: ActiveSetSettings,
+    ) -> Self {
         let settings = Settings::default()
             .verbose(false)
             .eps_abs(tolerance)
@@ -132,7 +137,7 @@ impl OsqpQp {
             max_iterations,
             polish: None,
             polish_factorizations: 0,
-            tuning: Tuning::default(),
+            active_set,
         }
     }
 }
@@ -179,13 +184,13 @@ impl QpSolver for OsqpQp {
         let max_iterations = self.max_iterations;
         if !polish.as_ref().is_some_and(|p| p.solver.fits(qp)) {
             *polish = Some(Polish {
-                solver: ActiveSetQp::new(qp, self.tuning.dense_row),
+                solver: ActiveSetQp::new(qp, &self.active_set),
                 sides: vec![Side::Inactive; qp.lower.len()],
                 x: vec![0.0; qp.linear.len()],
                 y: vec![0.0; qp.lower.len()],
             });
         }
-        let tuning = &self.tuning;
+        let active_set = &self.active_set;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if reusable && let Some(w) = workspace.as_mut() {
                 w.problem
@@ -257,7 +262,7 @@ impl QpSolver for OsqpQp {
                 }
                 if polish
                     .as_mut()
-                    .is_some_and(|p| p.polish(qp, tuning, solution))
+                    .is_some_and(|p| p.polish(qp, active_set, solution))
                 {
                     break Ok((QpStatus::Solved, "polished", iterations));
                 }

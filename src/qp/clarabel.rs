@@ -16,7 +16,7 @@ use clarabel::solver::{
     ZeroConeT,
 };
 
-use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
+use super::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// One row of the conic constraint matrix: the QP row it comes from and its sign.
 #[derive(Debug, Clone, Copy)]

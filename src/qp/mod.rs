@@ -1,4 +1,6 @@
-//! The QP subproblem interface shared by the backends.
+//! QP solvers: the interface an SQP's subproblems are posed in, the Clarabel and OSQP backends,
+//! and the working-set solver on the KKT system ([`ActiveSetQp`]). Nothing here knows about
+//! SQP.
 //!
 //! A backend solves
 //!
@@ -13,6 +15,18 @@
 //! builds its data structures at the first call and afterwards only refreshes values.
 
 use nalgebra_sparse::CscMatrix;
+
+mod active_set;
+mod clarabel;
+#[cfg(feature = "osqp")]
+mod osqp;
+pub(crate) mod sparse;
+
+pub(crate) use active_set::working_set_of;
+pub use active_set::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
+pub use clarabel::ClarabelQp;
+#[cfg(feature = "osqp")]
+pub use osqp::{OSQP_INFTY, OsqpQp};
 
 /// One QP instance, borrowed from the SQP iteration.
 #[derive(Debug, Clone, Copy)]
