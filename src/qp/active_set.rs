@@ -39,11 +39,14 @@
 //! at the violated side and inequality rows of `W` whose multiplier has the wrong sign leave,
 //! the largest first. A face that turns out inconsistent (dependent rows at incompatible
 //! bounds) is undone and half of the changes are tried; a working set seen before allows one
-//! change per round. When the face solution needed a shift, up to `proximal_steps` proximal
-//! steps follow: the same face problem centred at its solution (`x_c`), which moves the
-//! solution on towards a minimizer of the unshifted QP, along directions of negative curvature
-//! until rows block them. The solution is certified when no row changes: primal feasible,
-//! multipliers of the right signs, `P + δI` positive definite on the face.
+//! change per round. The solution is certified when no row changes: primal feasible,
+//! multipliers of the right signs, `P + δI` positive definite on the face. When it needed a
+//! shift, up to `proximal_steps` proximal steps follow: the same face problem centred at the
+//! solution (`x_c`), which moves it on towards a minimizer of the unshifted QP, along
+//! directions of negative curvature until rows block them; if the rounds run out before a
+//! proximal solution is certified, the last certified one is returned. From a shift of
+//! `unshift_threshold` on, the multipliers returned are those of the unshifted model on the
+//! final face (a least-squares solve, see `ActiveSetQp::finish`).
 //!
 //! **From a feasible point** ([`ActiveSetQp::solve_from`]; primal active set). Each face
 //! solution is approached as far as the rows outside `W` allow and the first rows to block
@@ -111,7 +114,7 @@ pub struct ActiveSetSettings {
 impl Default for ActiveSetSettings {
     fn default() -> Self {
         Self {
-            rounds: 5,
+            rounds: 10,
             primal_rounds: 500,
             tolerance: 1e-9,
             primal_tolerance: 1e-6,
@@ -228,6 +231,8 @@ pub struct ActiveSetQp {
     factored: Option<bool>,
     /// The centre `x_c` of the proximal steps (zero outside them).
     center: Vec<f64>,
+    /// The working set of the solution certified before the proximal steps.
+    certified_sides: Vec<Side>,
     regularization: Vec<f64>,
     rhs: Vec<f64>,
     solution: Vec<f64>,
@@ -328,6 +333,7 @@ impl ActiveSetQp {
             previous: vec![0.0; matrix.nnz()],
             factored: None,
             center: vec![0.0; n],
+            certified_sides: vec![Side::Inactive; m],
             regularization: vec![0.0; m],
             rhs: vec![0.0; n + m],
             solution: vec![0.0; n + m],
@@ -380,13 +386,21 @@ impl ActiveSetQp {
         let mut limit = usize::MAX;
         let mut shift = floor;
         let mut proximal = 0;
-        for round in 1..=settings.rounds + settings.proximal_steps {
-            shift = self.factor_with_inertia(qp, sides, shift, settings)?;
+        // The last certified solution, kept while proximal steps try to improve on it.
+        let mut certified: Option<FaceSolution> = None;
+        let (mut round, mut budget) = (0, settings.rounds);
+        while budget > 0 {
+            round += 1;
+            budget -= 1;
+            shift = match self.factor_with_inertia(qp, sides, shift, settings) {
+                Ok(shift) => shift,
+                Err(failure) => return self.certified_or(certified, sides, failure),
+            };
             self.solve_face(qp, sides, shift, settings);
             if !self.face_consistent(qp, sides, settings) {
                 // Back to the last consistent face, with half of the changes.
                 if self.applied.len() <= 1 {
-                    return Err(ActiveSetFailure::InconsistentFace);
+                    return self.certified_or(certified, sides, ActiveSetFailure::InconsistentFace);
                 }
                 for &(i, _, old) in &self.applied {
                     sides[i] = old;
@@ -400,16 +414,21 @@ impl ActiveSetQp {
             }
             self.collect_changes(qp, sides, settings);
             if self.changes.is_empty() {
-                if shift > floor && proximal < settings.proximal_steps && self.moved(settings) {
-                    self.center.copy_from_slice(&self.solution[..self.n]);
-                    proximal += 1;
-                    continue;
-                }
                 self.finish(qp, sides, shift, settings, x, y);
-                return Ok(FaceSolution {
+                let solution = FaceSolution {
                     shift,
                     rounds: round,
-                });
+                };
+                if shift > floor && proximal < settings.proximal_steps && self.moved(settings) {
+                    // A proximal step: the same face problem centred at this solution.
+                    certified = Some(solution);
+                    self.certified_sides.copy_from_slice(sides);
+                    self.center.copy_from_slice(&self.solution[..self.n]);
+                    proximal += 1;
+                    budget += 1;
+                    continue;
+                }
+                return Ok(solution);
             }
             self.changes.sort_unstable_by(|a, b| b.2.total_cmp(&a.2));
             self.changes.truncate(limit);
@@ -424,7 +443,20 @@ impl ActiveSetQp {
                 limit.saturating_mul(2)
             };
         }
-        Err(ActiveSetFailure::NotConverged)
+        self.certified_or(certified, sides, ActiveSetFailure::NotConverged)
+    }
+
+    /// The solution certified before the proximal steps (its working set restored), or
+    /// `failure` when there is none.
+    fn certified_or(
+        &self,
+        certified: Option<FaceSolution>,
+        sides: &mut [Side],
+        failure: ActiveSetFailure,
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        let solution = certified.ok_or(failure)?;
+        sides.copy_from_slice(&self.certified_sides);
+        Ok(solution)
     }
 
     /// Solves `qp` by the primal active-set method from the point `start`, which must satisfy
@@ -565,17 +597,17 @@ impl ActiveSetQp {
         if shift < settings.unshift_threshold || !self.factor_block(qp, sides, 0.0, true) {
             return;
         }
+        // The least-squares system goes through `residual`: `solution` stays the face's.
         let n = self.n;
-        for (j, r) in self.rhs[..n].iter_mut().enumerate() {
+        for (j, r) in self.residual[..n].iter_mut().enumerate() {
             *r = shift * (x[j] - self.center[j]);
         }
-        self.rhs[n..].fill(0.0);
-        self.solution.copy_from_slice(&self.rhs);
+        self.residual[n..].fill(0.0);
         if let Some(factor) = self.factor.as_mut() {
-            factor.solve(&mut self.solution);
+            factor.solve(&mut self.residual);
         }
         for (i, side) in sides.iter().enumerate() {
-            let corrected = y[i] + self.solution[n + i];
+            let corrected = y[i] + self.residual[n + i];
             y[i] = match side {
                 Side::Inactive => 0.0,
                 _ if qp.lower[i] == qp.upper[i] => corrected,
