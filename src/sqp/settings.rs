@@ -121,6 +121,9 @@ pub struct Tuning {
     pub curvature_shift: f64,
     /// `solver.rs`: factor by which the constraints' curvature in the Hessian changes.
     pub curvature_decrease: f64,
+    /// `hessian.rs`: least shift of the backends' convex model, relative to its largest
+    /// diagonal entry.
+    pub convex_damping: f64,
     /// `solver.rs`: attempts of a step (each failed one strengthens the Hessian model).
     pub step_attempts: usize,
     /// `solver.rs`: growth of the forced Hessian shift per failed attempt.
@@ -160,6 +163,7 @@ impl Default for Tuning {
             restoration_decrease: 1e-4,
             restoration_min_step: 1e-4,
             curvature_shift: 1e-3,
+            convex_damping: 1e-3,
             curvature_decrease: 10.0,
             step_attempts: 4,
             retry_shift_growth: 100.0,
@@ -201,6 +205,7 @@ impl Tuning {
             ("tuning.rounding", self.rounding),
             ("tuning.retry_shift_min", self.retry_shift_min),
             ("tuning.elastic_penalty_max", self.elastic_penalty_max),
+            ("tuning.convex_damping", self.convex_damping),
         ];
         for (field, value) in positive_fields {
             positive(field, value)?;

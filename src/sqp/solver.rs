@@ -63,7 +63,7 @@ pub type QpSolverFactory = dyn Fn() -> Box<dyn QpSolver> + Send + Sync;
 /// let solver = Solver::new(Settings { print_level: 0, ..Settings::default() })?;
 /// let result = solver.solve(&mut Circle)?;
 /// assert_eq!(result.status, vito::sqp::Status::Converged);
-/// assert!((result.objective + 2.0).abs() < 1e-8);
+/// assert!((result.objective + 2.0).abs() < 1e-6);
 /// # Ok::<(), vito::sqp::SqpError>(())
 /// ```
 #[derive(Clone)]
