@@ -10,6 +10,8 @@
 //! - [`dynamics`]: reference rigid-body algorithms (kinematics, RNEA and its derivatives, CRBA,
 //!   ABA, energy, Jacobians, generalized momentum, an RK4 reference integrator), each a function
 //!   of `(&Model, &mut Workspace, inputs)`.
+//! - [`contact`]: contact geometry — the terrain's signed distance with its derivatives, contact
+//!   frames and friction-cone directions.
 //! - [`vi`]: the Galerkin variational integrator — coefficients, O(n) DEL evaluation, O(n)
 //!   Newton direction (also with holonomic constraints), O(n²) linearization, simulation.
 //! - [`collocation`]: the Hermite–Simpson collocation baseline (implicit form): its
@@ -36,6 +38,7 @@
 
 pub mod bench;
 pub mod collocation;
+pub mod contact;
 pub mod dynamics;
 pub mod model;
 pub mod output;

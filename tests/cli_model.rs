@@ -186,3 +186,106 @@ fn pendulum_generator_writes_the_committed_files() {
     ]);
     assert_one_line_error(&out, &["robots/pendulum2.urdf", "--force"]);
 }
+
+#[test]
+fn lock_reduces_the_humanoid_and_the_summary_says_so() {
+    let out = vito(&[
+        "model",
+        "robots/humanoid.urdf",
+        "--base",
+        "floating",
+        "--lock",
+        "back_bkz,back_bky=0.1,back_bkx,neck_ry=-0.2",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let full: serde_json::Value = serde_json::from_slice(
+        &vito(&[
+            "model",
+            "robots/humanoid.urdf",
+            "--base",
+            "floating",
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        v["dof"].as_u64().unwrap() + 4,
+        full["dof"].as_u64().unwrap()
+    );
+    let locked = v["locked"].as_array().unwrap();
+    assert_eq!(locked.len(), 4);
+    assert_eq!(locked[1]["joint"], "back_bky");
+    assert_eq!(locked[1]["value"], 0.1);
+    assert_eq!(locked[1]["reason"], "requested");
+    assert!(
+        v["merged"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["link"] == "head" && m["into"] == "pelvis")
+    );
+    let text = String::from_utf8_lossy(
+        &vito(&[
+            "model",
+            "robots/humanoid.urdf",
+            "--lock",
+            "neck_ry",
+            "--base",
+            "floating",
+        ])
+        .stdout,
+    )
+    .to_string();
+    assert!(text.contains("locked joints: 1") && text.contains("neck_ry at 0 (requested)"));
+    let bad = vito(&["model", "robots/humanoid.urdf", "--lock", "neck_ry=9"]);
+    assert_one_line_error(&bad, &["--lock", "neck_ry", "9"]);
+    let bad = vito(&["model", "robots/humanoid.urdf", "--lock", "neck_ry=x"]);
+    assert!(!bad.status.success());
+}
+
+const CAD: &str = r#"<robot name="cad"><link name="base"/>
+<link name="shoulder"><inertial><mass value="0.4"/>
+<inertia ixx="1.296052e-5" ixy="0" ixz="0" iyy="7.105745e-5" iyz="0" izz="9.982175e-5"/></inertial></link>
+<joint name="j" type="revolute"><parent link="base"/><child link="shoulder"/><axis xyz="0 1 0"/></joint>
+<link name="finger"><inertial><mass value="0.1"/><origin xyz="0 0 0.1"/>
+<inertia ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" izz="1e-4"/></inertial></link>
+<joint name="f" type="prismatic"><parent link="shoulder"/><child link="finger"/><axis xyz="1 0 0"/>
+<mimic joint="j" multiplier="2" offset="0.1"/></joint></robot>"#;
+
+#[test]
+fn warnings_couplings_and_inertia_fixes_are_reported() {
+    let p = temp_file("cad.urdf", CAD);
+    let path = p.to_str().unwrap();
+    let out = vito(&["model", path]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one warning per link: {err}");
+    assert!(err.starts_with("warning: cad: link 'shoulder'") && err.contains("triangle"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("f = 2 · j + 0.1"), "{text}");
+    assert!(text.contains("warnings: 1"));
+    let out = vito(&["model", path, "--fix-inertia", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["couplings"][0]["joint"], "f");
+    assert_eq!(v["couplings"][0]["leader"], "j");
+    assert_eq!(v["inertia_fixes"][0]["link"], "shoulder");
+    assert!(v["inertia_fixes"][0]["moved"].as_f64().unwrap() > 0.0);
+    assert!(v["warnings"][0].as_str().unwrap().contains("replaced"));
+}
+
+#[test]
+fn xacro_is_a_one_line_error_saying_what_to_run() {
+    let p = temp_file(
+        "r.urdf.xacro",
+        r#"<robot name="r" xmlns:xacro="http://ros.org/wiki/xacro"><xacro:include filename="x"/></robot>"#,
+    );
+    let out = vito(&["model", p.to_str().unwrap()]);
+    assert_one_line_error(&out, &["xacro", "xacro FILE > robot.urdf"]);
+}

@@ -3,7 +3,7 @@
 
 mod fixtures;
 
-use fixtures::{double_pendulum, random_tree, rel_err, shipped_robots, states};
+use fixtures::{double_pendulum, quirk_robots, random_tree, rel_err, shipped_robots, states};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,
@@ -24,9 +24,13 @@ fn models() -> Vec<(String, Model)> {
         out.push((name.clone(), m.clone()));
         if m.base() != BaseKind::Fixed {
             let fixed = vito::model::load_urdf(robot_path(&name), BaseKind::Fixed).unwrap();
-            out.push((format!("{name} as fixed"), fixed));
+            // A single rigid body welded to the world has no joint left.
+            if fixed.dof() > 0 {
+                out.push((format!("{name} as fixed"), fixed));
+            }
         }
     }
+    out.extend(quirk_robots());
     out
 }
 

@@ -1,5 +1,6 @@
 //! Malformed motion problems give errors naming the field; none panics.
 
+mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
@@ -210,4 +211,182 @@ fn missing_warm_start_file() {
 fn unknown_actuated_joint() {
     let msg = error_of("act.yaml", &format!("{GOOD}actuated: [wrist]\n"));
     assert_mentions(&msg, &["actuated", "wrist"]);
+}
+
+#[test]
+fn lock_uncouple_and_contact_points_edit_the_model() {
+    use vito::problem::PathConstraint;
+    let base = "name: h\nrobot: ROBOTS/humanoid.urdf\nbase: floating\nduration: 1\nstages: 2\n";
+    let text = format!(
+        "{base}lock: {{back_bkz: 0.1, neck_ry: null}}\ncontact_points: [{{name: l_toe, \
+         frame: l_sole, offset: [0.1, 0, 0], radius: 0.01}}, {{name: r_toe, frame: r_sole}}]\n"
+    );
+    let p = write("h.yaml", &text);
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        prob.model.joint_index("back_bkz").is_none() && prob.model.joint_index("neck_ry").is_none()
+    );
+    let locked = &prob.model.report().locked;
+    assert_eq!(
+        (locked[0].joint.as_str(), locked[0].value),
+        ("back_bkz", 0.1)
+    );
+    assert_eq!(
+        (locked[1].joint.as_str(), locked[1].value),
+        ("neck_ry", 0.0)
+    );
+    let c = prob
+        .model
+        .contact_points()
+        .iter()
+        .find(|c| c.name == "l_toe")
+        .unwrap();
+    assert_eq!(c.radius, 0.01);
+    assert!(
+        prob.model
+            .contact_points()
+            .iter()
+            .any(|c| c.name == "r_toe")
+    );
+    assert!(prob.constraints.is_empty());
+    for (bad, words) in [
+        ("lock: {nope: 0}", vec!["lock", "nope"]),
+        ("lock: {neck_ry: 7}", vec!["lock", "neck_ry", "7"]),
+        (
+            "uncouple: [neck_ry]",
+            vec!["uncouple", "neck_ry", "not a mimic joint"],
+        ),
+        (
+            "contact_points: [{name: t, frame: nowhere}]",
+            vec!["contact_points[0]", "nowhere"],
+        ),
+        (
+            "contact_points: [{name: pelvis, frame: l_sole}]",
+            vec!["contact_points[0]", "already"],
+        ),
+        (
+            "contact_points: [{name: t, frame: l_sole, size: 1}]",
+            vec!["size"],
+        ),
+    ] {
+        let msg = error_of("bad.yaml", &format!("{base}{bad}\n"));
+        assert_mentions(&msg, &words);
+    }
+    // A mimic joint's coupling becomes a joint equality; `uncouple` drops it.
+    let dir = scratch::fresh_dir("vito-problem-mimic");
+    std::fs::write(dir.join("g.urdf"), fixtures::quirks::mimic_pair(true)).unwrap();
+    let mimic = |extra: &str| {
+        let p = dir.join("m.yaml");
+        std::fs::write(
+            &p,
+            format!(
+                "name: m\nrobot: g.urdf\nduration: 1\nstages: 2\ncosts: {{effort: 2}}\n{extra}"
+            ),
+        )
+        .unwrap();
+        load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let prob = mimic("");
+    assert_eq!(
+        prob.constraints,
+        [PathConstraint::JointEquality {
+            a: 1,
+            b: 0,
+            ratio: 0.5,
+            offset: 0.2
+        }]
+    );
+    // The passive follower carries the coupling force: actuated, unbounded, free of cost.
+    assert_eq!(prob.model.actuated_joints(), [0, 1]);
+    assert_eq!(prob.costs.effort, [2.0, 0.0]);
+    assert_eq!(prob.u_bounds.upper[1], f64::INFINITY);
+    let prob = mimic("uncouple: [j2]\n");
+    assert!(prob.constraints.is_empty());
+    assert_eq!(prob.model.actuated_joints(), [0]);
+    let prob = mimic("lock: {j1: 0.4}\n");
+    assert_eq!(prob.model.dof(), 0);
+    assert!((prob.model.report().locked[1].value - 0.4).abs() < 1e-15);
+}
+
+const HOPPER: &str = "name: hop\nrobot: ROBOTS/hopper.urdf\nbase: planar\nduration: 1\nstages: 5\n\
+costs: {effort: 0.01}\n";
+
+#[test]
+fn malformed_terrain_and_contact_input_names_the_field() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "negative_mu.yaml",
+            "terrain: {friction: -0.3}\n",
+            &["terrain.friction", "-0.3"],
+        ),
+        (
+            "nan_mu.yaml",
+            "terrain: {friction: .nan}\n",
+            &["terrain.friction", "finite"],
+        ),
+        (
+            "box_upside_down.yaml",
+            "terrain: {friction: 0.5, boxes: [{x: [0.5, 0.2], top: 0.1}]}\n",
+            &["terrain.boxes[0].x", "lower end 0.5", "upper end 0.2"],
+        ),
+        (
+            "box_y_upside_down.yaml",
+            "terrain: {friction: 0.5, boxes: [{x: [0.2, 0.5], y: [1, -1], top: 0.1}]}\n",
+            &["terrain.boxes[0].y"],
+        ),
+        (
+            "box_below_ground.yaml",
+            "terrain: {friction: 0.5, ground: 0.2, boxes: [{x: [0.2, 0.5], top: 0.1}]}\n",
+            &["terrain.boxes[0].top", "0.1"],
+        ),
+        (
+            "gap_depth.yaml",
+            "terrain: {friction: 0.5, gaps: [{x: [0.2, 0.5], depth: -0.1}]}\n",
+            &["terrain.gaps[0].depth", "-0.1"],
+        ),
+        (
+            "edge_radius.yaml",
+            "terrain: {friction: 0.5, edge_radius: -0.01}\n",
+            &["terrain.edge_radius", "-0.01"],
+        ),
+        (
+            "unknown_terrain_key.yaml",
+            "terrain: {friction: 0.5, slope: 0.1}\n",
+            &["slope"],
+        ),
+        (
+            "unknown_contact.yaml",
+            "terrain: {friction: 0.5}\ncontacts: [heel]\n",
+            &["contacts[0]", "'heel'", "foot"],
+        ),
+        (
+            "contacts_without_terrain.yaml",
+            "contacts: [foot]\n",
+            &["contacts", "no terrain"],
+        ),
+        (
+            "bad_method.yaml",
+            "terrain: {friction: 0.5}\ncomplementarity: {method: smoothing}\n",
+            &["complementarity.method", "smoothing"],
+        ),
+        (
+            "bad_weight.yaml",
+            "terrain: {friction: 0.5}\ncomplementarity: {method: penalty, weight: 0}\n",
+            &["complementarity.weight"],
+        ),
+    ];
+    for (name, extra, words) in cases {
+        let msg = error_of(name, &format!("{HOPPER}{extra}"));
+        assert_mentions(&msg, &[name]);
+        assert_mentions(&msg, words);
+    }
+    // Terrain for a robot without contact points.
+    let msg = error_of(
+        "no_contact_points.yaml",
+        &format!("{GOOD}terrain: {{friction: 0.5}}\n"),
+    );
+    assert_mentions(
+        &msg,
+        &["no_contact_points.yaml", "terrain", "no contact points"],
+    );
 }

@@ -1,5 +1,6 @@
 //! Malformed simulation files give errors naming the field; none panics.
 
+mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
@@ -160,4 +161,34 @@ fn bad_base_and_newton_settings_are_refused() {
     assert_mentions(&msg, &["base", "hovering"]);
     let msg = error_of("newton.yaml", &format!("{GOOD}newton: {{tolerance: -1}}\n"));
     assert_mentions(&msg, &["newton.tolerance", "positive"]);
+}
+
+#[test]
+fn mimic_joints_start_coupled_and_locks_and_contact_points_apply() {
+    let dir = scratch::fresh_dir("vito-sim-mimic");
+    std::fs::write(dir.join("g.urdf"), fixtures::quirks::mimic_pair(false)).unwrap();
+    let load = |body: &str| {
+        let p = dir.join("s.yaml");
+        std::fs::write(
+            &p,
+            format!("robot: g.urdf\ndt: 0.01\nduration: 0.1\n{body}"),
+        )
+        .unwrap();
+        load_simulation(&p, &SimulationOverrides::default()).map_err(|e| e.to_string())
+    };
+    let ok = load("q0: [0.4, 0.4]\nv0: [1, 0.5]\n").unwrap();
+    assert_eq!(ok.model.couplings().len(), 1);
+    let err = load("q0: [0.4, 0.3]\n").unwrap_err();
+    assert_mentions(&err, &["q0[1]", "j2", "follows", "0.4"]);
+    let err = load("q0: [0.4, 0.4]\nv0: [1, 0]\n").unwrap_err();
+    assert_mentions(&err, &["v0[1]", "j2", "0.5"]);
+    assert!(load("q0: [0.4, 0.3]\nuncouple: [j2]\n").is_ok());
+    let locked =
+        load("q0: [0.1]\nlock: {j2: 0.3}\ncontact_points: [{name: p, frame: a, radius: 0.1}]\n")
+            .unwrap();
+    assert_eq!(locked.model.joint_names(), ["j1"]);
+    assert_eq!(locked.model.contact_points()[0].radius, 0.1);
+    // Locked to the world, link b is no frame any more.
+    let err = load("q0: [0.1]\nlock: {j2: 0.3}\ncontact_points: [{name: p, frame: b}]\n");
+    assert_mentions(&err.unwrap_err(), &["contact_points[0]", "'b'"]);
 }

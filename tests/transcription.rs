@@ -1,6 +1,7 @@
 //! The transcriptions as NLPs: sizes against seed 000 Table 1, and their Jacobians and
 //! Hessians against central finite differences on small instances.
 
+mod fixtures;
 mod scratch;
 
 use nalgebra::DMatrix;
@@ -72,14 +73,60 @@ const BIPED_FREE_V: &str = "name: b\nrobot: ROBOTS/planar_biped.urdf\nbase: plan
 initial: {q: {base_z: 0.9}, v: {base_x: 0.3, base_z: [-1, 1]}}\nfinal: {v: {base_x: [0, 1]}}\ncosts: {effort: 0.01, terminal: {weight: 1, v: [0.3, 0, 0, 0, 0, 0, 0, 0, 0]}}\n\
 constraints:\n  - frame_orientation: {frame: torso, rpy: [0, 0.1, 0], time: 0.2}\n";
 
+/// The biped's toes beside a box's rounded edge (in its fillet with the ground): every
+/// curvature term of the contact conditions is non-zero.
+const BIPED_CONTACT: &str = "name: bc\nrobot: ROBOTS/planar_biped.urdf\nbase: planar\nduration: 0.2\n\
+stages: 2\ninitial: {q: {base_z: 0.9}}\ncosts: {effort: 0.01}\n\
+terrain: {friction: 0.7, edge_radius: 0.04, boxes: [{x: [0.2, 0.6], top: 0.09}]}\n";
+
+/// The quadruped's front feet over a gap's rounded rim, in 3-D (four friction directions).
+const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: floating\n\
+duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
+terrain: {friction: 0.6, edge_radius: 0.03, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
+
+/// The mimic chain of `fixtures::quirks`: its follower's input acts on its leader too.
+fn mimic_problem() -> TrajectoryProblem {
+    let dir = scratch::fresh_dir("vito-transcription-mimic");
+    std::fs::write(dir.join("chain.urdf"), fixtures::quirks::mimic_chain()).unwrap();
+    let p = dir.join("m.yaml");
+    std::fs::write(
+        &p,
+        "name: m\nrobot: chain.urdf\nduration: 0.5\nstages: 2\ninitial: {q: [0.1, 0, free]}\n\
+         final: {q: [0.5, 0.2, free]}\ncosts: {effort: 1.0}\n",
+    )
+    .unwrap();
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        prob.model.drives().len(),
+        4,
+        "j1, j3, j2 and j2's force on j1"
+    );
+    prob
+}
+
 fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let p2 = problem("p2.yaml", PENDULUM2);
     let biped = problem("b.yaml", BIPED_FREE_V);
+    let biped_contact = problem("bc.yaml", BIPED_CONTACT);
+    let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
+    let smoothed = problem(
+        "bs.yaml",
+        &format!("{BIPED_CONTACT}complementarity: {{method: smoothing, start: 0.05}}\n"),
+    );
+    let relaxed = problem(
+        "br.yaml",
+        &format!("{QUADRUPED_CONTACT}complementarity: {{method: relaxation}}\n"),
+    );
     vec![
+        ("mimic chain simpson".into(), mimic_problem(), 2),
         ("pendulum2 simpson".into(), p2.clone(), 2),
         ("pendulum2 trapezoid".into(), p2.clone(), 1),
         ("pendulum2 galerkin:3".into(), p2, 3),
         ("biped simpson".into(), biped, 2),
+        ("biped contact simpson".into(), biped_contact, 2),
+        ("quadruped contact simpson".into(), quadruped_contact, 2),
+        ("biped smoothed contact simpson".into(), smoothed, 2),
+        ("quadruped relaxed contact simpson".into(), relaxed, 2),
     ]
 }
 

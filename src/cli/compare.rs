@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vito::output::{Report, write_atomic};
+use vito::output::{Report, ViewOptions, write_atomic, write_views};
 use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
 use vito::transcription::{Accuracy, dynamic_accuracy};
@@ -44,6 +44,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             ..ProblemOverrides::default()
         },
     )?;
+    super::print_model_warnings(&base.model);
     let dir = args.output.unwrap_or_else(|| base.output.join("compare"));
     let mut entries = Vec::new();
     let mut worst = Status::Converged;
@@ -61,7 +62,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         }
         entries.push(Entry {
             transcription: kind.to_string(),
-            report: Report::new(&prob, &outcome),
+            report: Report::new(&prob, &outcome, &sub),
             accuracy,
         });
     }
@@ -69,11 +70,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     write_atomic(&dir.join("compare.json"), json.as_bytes()).context("writing compare.json")?;
     let md = markdown(&base.name, base.stages, base.duration, &entries);
     write_atomic(&dir.join("compare.md"), md.as_bytes()).context("writing compare.md")?;
+    let views = write_views(&dir, Some(&base.model), &ViewOptions::default())?;
     eprint!("{md}");
     eprintln!(
-        "wrote {} and {}",
+        "wrote {}, {} and {}",
         dir.join("compare.md").display(),
-        dir.join("compare.json").display()
+        dir.join("compare.json").display(),
+        views
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(exit_for(worst))
 }
@@ -137,6 +144,32 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
     ];
     for l in lines {
         let _ = writeln!(s, "{l}");
+    }
+    if entries.iter().any(|e| e.report.contact.is_some()) {
+        let contact = |f: fn(&vito::transcription::ContactResiduals) -> f64| {
+            move |e: &Entry| {
+                e.report
+                    .contact
+                    .as_ref()
+                    .map_or("–".into(), |c| format!("{:.2e}", f(&c.residuals)))
+            }
+        };
+        for l in [
+            row(
+                "largest complementarity product",
+                &contact(|c| c.largest_complementarity_product),
+            ),
+            row(
+                "deepest penetration (m)",
+                &contact(|c| c.deepest_penetration),
+            ),
+            row(
+                "largest friction-cone violation (N)",
+                &contact(|c| c.largest_friction_cone_violation),
+            ),
+        ] {
+            let _ = writeln!(s, "{l}");
+        }
     }
     s
 }

@@ -6,6 +6,7 @@ mod model;
 mod robot;
 mod simulate;
 mod solve;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,9 +36,18 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Time the integrator's stage algorithms against the paths they replace.
     Bench(bench::BenchArgs),
+    /// Draw the 3-D viewer page and the animation of a result directory again.
+    View(view::ViewArgs),
 }
 
 /// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
+/// Prints the model's load warnings on stderr, one line each.
+fn print_model_warnings(model: &vito::model::Model) {
+    for w in &model.report().warnings {
+        eprintln!("warning: {}: {w}", model.name());
+    }
+}
+
 fn print_stdout(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     match std::io::stdout().lock().write_all(text.as_bytes()) {
@@ -66,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Robot(a) => robot::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::View(a) => view::run(a),
     }
 }
 

@@ -1,7 +1,8 @@
-//! `vito model ROBOT.urdf [--base ..] [--state STATE.json] [--json]`: a robot summary, or its
-//! dynamics at a state as JSON.
+//! `vito model ROBOT.urdf [--base ..] [--lock J[=V],..] [--fix-inertia] [--state STATE.json]
+//! [--json]`: a robot summary (with what loading merged, locked, coupled and warned about), or
+//! its dynamics at a state as JSON.
 
-use super::print_stdout;
+use super::{print_model_warnings, print_stdout};
 use anyhow::{Context, bail};
 use clap::Args;
 use nalgebra::DMatrix;
@@ -13,7 +14,7 @@ use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, inverse_dynamics, kinetic_energy,
     mass_matrix, potential_energy,
 };
-use vito::model::{BaseKind, JointKind, Model, load_urdf};
+use vito::model::{BaseKind, JointKind, LockReason, Model, UrdfOptions, load_urdf_with};
 use vito::spatial::Vec3;
 
 #[derive(Args, Debug)]
@@ -34,6 +35,25 @@ pub struct ModelArgs {
     /// Print the summary as JSON (a state always gives JSON).
     #[arg(long)]
     json: bool,
+    /// Weld joints: `JOINT[=VALUE],…` (default value 0, or the middle of the joint's range).
+    #[arg(long, value_delimiter = ',', value_parser = parse_lock)]
+    lock: Vec<(String, Option<f64>)>,
+    /// Replace inertias that miss physical consistency by the nearest physical ones (and say by
+    /// how much each moved) instead of using them as given.
+    #[arg(long)]
+    fix_inertia: bool,
+}
+
+/// `JOINT` or `JOINT=VALUE`.
+pub fn parse_lock(s: &str) -> Result<(String, Option<f64>), String> {
+    match s.split_once('=') {
+        None if !s.trim().is_empty() => Ok((s.trim().to_string(), None)),
+        Some((j, v)) if !j.trim().is_empty() => match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok((j.trim().to_string(), Some(x))),
+            _ => Err(format!("'{v}' in '{s}' is not a finite number")),
+        },
+        _ => Err(format!("'{s}' is not JOINT or JOINT=VALUE")),
+    }
 }
 
 fn parse_base(s: &str) -> Result<BaseKind, String> {
@@ -69,7 +89,16 @@ pub fn run(args: ModelArgs) -> anyhow::Result<ExitCode> {
     if !gravity.iter().all(|g| g.is_finite()) {
         bail!("--gravity must be three finite numbers");
     }
-    let model = load_urdf(&args.urdf, args.base)?.with_gravity(gravity);
+    let options = UrdfOptions {
+        fix_inertia: args.fix_inertia,
+    };
+    let mut model = load_urdf_with(&args.urdf, args.base, &options)?.with_gravity(gravity);
+    if !args.lock.is_empty() {
+        model = model
+            .locked(&args.lock)
+            .map_err(|m| anyhow::anyhow!("{}: --lock: {m}", args.urdf.display()))?;
+    }
+    print_model_warnings(&model);
     match &args.state {
         Some(path) => {
             let report = evaluate(&model, path)?;
@@ -220,7 +249,58 @@ fn summary_text(model: &Model) -> String {
     }
     let names: Vec<&str> = model.frames().iter().map(|f| f.name.as_str()).collect();
     let _ = writeln!(s, "\nframes: {}", names.join(", "));
+    let report = model.report();
+    let _ = writeln!(s, "\ncoupled (mimic) joints: {}", model.couplings().len());
+    for c in model.couplings() {
+        let _ = writeln!(
+            s,
+            "  {} = {} · {} + {}",
+            model.joint(c.follower).name,
+            c.multiplier,
+            model.joint(c.leader).name,
+            c.offset
+        );
+    }
+    let _ = writeln!(s, "\nlocked joints: {}", report.locked.len());
+    for l in &report.locked {
+        let _ = writeln!(
+            s,
+            "  {} at {} ({})",
+            l.joint,
+            l.value,
+            reason_text(&l.reason)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nmerged links (fixed or locked joints): {}",
+        report.merged.len()
+    );
+    for (link, into) in &report.merged {
+        let _ = writeln!(s, "  {link} into {into}");
+    }
+    if !report.inertia_fixes.is_empty() {
+        let _ = writeln!(s, "\ninertias projected onto the nearest physical ones:");
+        for (link, moved) in &report.inertia_fixes {
+            let _ = writeln!(
+                s,
+                "  {link}: moved by {moved:.3e} (relative Frobenius norm)"
+            );
+        }
+    }
+    let _ = writeln!(s, "\nwarnings: {}", report.warnings.len());
+    for w in &report.warnings {
+        let _ = writeln!(s, "  {w}");
+    }
     s
+}
+
+fn reason_text(r: &LockReason) -> String {
+    match r {
+        LockReason::Requested => "requested".into(),
+        LockReason::MovesNoMass => "moves no mass".into(),
+        LockReason::LeaderLocked(l) => format!("its mimic leader {l} is locked"),
+    }
 }
 
 fn summary_json(model: &Model) -> serde_json::Value {
@@ -254,5 +334,25 @@ fn summary_json(model: &Model) -> serde_json::Value {
             "radius": c.radius,
         })).collect::<Vec<_>>(),
         "frames": model.frames().iter().map(|f| f.name.clone()).collect::<Vec<_>>(),
+        "couplings": model.couplings().iter().map(|c| serde_json::json!({
+            "joint": model.joint(c.follower).name,
+            "leader": model.joint(c.leader).name,
+            "multiplier": c.multiplier,
+            "offset": c.offset,
+        })).collect::<Vec<_>>(),
+        "locked": model.report().locked.iter().map(|l| serde_json::json!({
+            "joint": l.joint,
+            "value": l.value,
+            "reason": reason_text(&l.reason),
+        })).collect::<Vec<_>>(),
+        "merged": model.report().merged.iter().map(|(link, into)| serde_json::json!({
+            "link": link,
+            "into": into,
+        })).collect::<Vec<_>>(),
+        "inertia_fixes": model.report().inertia_fixes.iter().map(|(link, moved)| serde_json::json!({
+            "link": link,
+            "moved": moved,
+        })).collect::<Vec<_>>(),
+        "warnings": model.report().warnings,
     })
 }

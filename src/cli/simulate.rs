@@ -6,8 +6,12 @@ use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use vito::output::{write_simulation_csv, write_simulation_figures};
+use vito::output::{
+    SimulationReport, ViewOptions, write_simulation_csv, write_simulation_figures,
+    write_simulation_report, write_views,
+};
 use vito::problem::{Integrator, SimulationOverrides, load_simulation};
+use vito::vi::contact_simulation::simulate_with_contact;
 use vito::vi::simulate::simulate;
 
 #[derive(Args, Debug)]
@@ -36,6 +40,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         output: args.output,
     };
     let prob = load_simulation(&args.file, &overrides)?;
+    super::print_model_warnings(&prob.model);
     let gal = prob.galerkin();
     eprintln!(
         "simulating '{}' ({} DoF) with the {} integrator (order {}), dt = {} s, {} steps",
@@ -51,19 +56,33 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         Some(s) => s.sample(t, u),
         None => u.fill(0.0),
     };
-    let sim = simulate(
-        &prob.model,
-        &gal,
-        &prob.q0,
-        &prob.v0,
-        &mut controls,
-        &prob.constraints,
-        &prob.options,
-    );
+    let sim = match &prob.contact {
+        Some(contact) => simulate_with_contact(
+            &prob.model,
+            &gal,
+            &prob.q0,
+            &prob.v0,
+            &mut controls,
+            contact,
+            &prob.options,
+        ),
+        None => simulate(
+            &prob.model,
+            &gal,
+            &prob.q0,
+            &prob.v0,
+            &mut controls,
+            &prob.constraints,
+            &prob.options,
+        ),
+    };
     let elapsed = started.elapsed().as_secs_f64();
     let traj = &sim.trajectory;
-    let csv = prob.output.join("trajectory.csv");
+    let writing = Instant::now();
+    let dir = &prob.output;
+    let csv = dir.join("trajectory.csv");
     write_simulation_csv(&csv, traj).with_context(|| "writing the trajectory")?;
+    let report = write_simulation_report(dir, &SimulationReport::new(&prob, &sim, elapsed, dir))?;
     let steps_done = traj.time.len() - 1;
     let iters = traj.iterations.iter().sum::<usize>() as f64 / steps_done.max(1) as f64;
     let e0 = traj.energy[0];
@@ -77,10 +96,31 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
          largest energy change {drift:.3e} J (from {e0:.6} J)",
         1e6 * elapsed / steps_done.max(1) as f64
     );
-    let figures = write_simulation_figures(&prob.output, &prob.name, &prob.model, traj)?;
-    let mut names = vec![csv.display().to_string()];
-    names.extend(figures.iter().map(|p| p.display().to_string()));
-    eprintln!("wrote {}", names.join(", "));
+    let (figures, views) = rayon::join(
+        || {
+            write_simulation_figures(
+                dir,
+                &prob.name,
+                &prob.model,
+                traj,
+                prob.contact.as_ref().map(|c| &c.terrain),
+            )
+        },
+        || write_views(dir, Some(&prob.model), &ViewOptions::default()),
+    );
+    let (figures, views) = (figures?, views?);
+    let mut names = vec![csv.display().to_string(), report.display().to_string()];
+    names.extend(
+        figures
+            .iter()
+            .chain(&views)
+            .map(|p| p.display().to_string()),
+    );
+    eprintln!(
+        "wrote {} in {:.3} s",
+        names.join(", "),
+        writing.elapsed().as_secs_f64()
+    );
     if let Some(f) = &sim.failure {
         bail!(
             "step {} (t = {} s) did not converge: {}; the trajectory up to t = {} s is in {}",

@@ -6,7 +6,10 @@ use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use vito::output::{write_atomic, write_solve_figures, write_solve_report};
+use std::time::Instant;
+use vito::output::{
+    ViewOptions, write_atomic, write_solve_figures, write_solve_report, write_views,
+};
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
 use vito::transcription::{Outcome, solve};
@@ -56,9 +59,15 @@ pub fn solve_and_write(prob: &TrajectoryProblem, dir: &Path) -> anyhow::Result<O
     );
     let mut log = Tee(Vec::new());
     let outcome = solve(prob, &mut log)?;
+    let writing = Instant::now();
     write_atomic(&dir.join("solver.log"), &log.0).context("writing solver.log")?;
     let files = write_solve_report(dir, prob, &outcome)?;
-    let plots = write_solve_figures(dir, prob, &outcome)?;
+    let (plots, views) = rayon::join(
+        || write_solve_figures(dir, prob, &outcome),
+        || write_views(dir, Some(&prob.model), &ViewOptions::default()),
+    );
+    let (plots, views) = (plots?, views?);
+    let writing = writing.elapsed().as_secs_f64();
     let r = &outcome.result;
     eprintln!(
         "{:?} after {} iterations in {:.3} s (NLP {:.3} s, QP {:.3} s): objective {:.6e}, \
@@ -78,10 +87,11 @@ pub fn solve_and_write(prob: &TrajectoryProblem, dir: &Path) -> anyhow::Result<O
     let mut names: Vec<String> = files
         .iter()
         .chain(&plots)
+        .chain(&views)
         .map(|p| p.display().to_string())
         .collect();
     names.push(dir.join("solver.log").display().to_string());
-    eprintln!("wrote {}", names.join(", "));
+    eprintln!("wrote {} in {writing:.3} s", names.join(", "));
     Ok(outcome)
 }
 
@@ -104,6 +114,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
         transcription: args.transcription,
     };
     let prob = load_problem(&args.file, &overrides)?;
+    super::print_model_warnings(&prob.model);
     let outcome = solve_and_write(&prob, &prob.output)?;
     Ok(exit_for(outcome.result.status))
 }

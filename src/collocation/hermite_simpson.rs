@@ -5,7 +5,7 @@ use super::{CollocationError, HermiteSimpsonLayout, Var};
 use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, inverse_dynamics, inverse_dynamics_derivatives,
 };
-use crate::model::Model;
+use crate::model::{Drive, Model};
 use rayon::prelude::*;
 
 /// One nonzero of the defect rows of interval 0; interval `k` has the same entries shifted by
@@ -26,7 +26,8 @@ struct Plan {
     layout: HermiteSimpsonLayout,
     duration: f64,
     h: f64,
-    actuated: Vec<usize>,
+    /// `B` of `τ = B u`: the actuator inputs' joints and factors ([`Model::drives`]).
+    drives: Vec<Drive>,
     /// Spring stiffness `k_i` (0 without a spring): `∂(−τ_passive,i)/∂q_i`.
     stiffness: Vec<f64>,
     /// Damping `d_i`: `∂(−τ_passive,i)/∂q̇_i`.
@@ -80,8 +81,7 @@ impl HermiteSimpson {
                 model.name().to_string(),
             ));
         }
-        let actuated = model.actuated_joints();
-        let layout = HermiteSimpsonLayout::new(n, actuated.len(), intervals);
+        let layout = HermiteSimpsonLayout::new(n, model.actuated_joints().len(), intervals);
         let h = duration / intervals as f64;
         let mut pairs = Vec::new();
         for i in 0..n {
@@ -109,7 +109,7 @@ impl HermiteSimpson {
                 .map(|j| j.spring.map_or(0.0, |s| s.stiffness))
                 .collect(),
             damping: model.joints().iter().map(|j| j.damping).collect(),
-            actuated,
+            drives: model.drives(),
             pairs,
             defect: defect_entries(&layout, h),
         };
@@ -194,10 +194,9 @@ impl HermiteSimpson {
             }
             let col = l.start(p, Var::U);
             t.extend(
-                plan.actuated
+                plan.drives
                     .iter()
-                    .enumerate()
-                    .map(|(c, &i)| (p * n + i, col + c)),
+                    .map(|d| (p * n + d.joint, col + d.column)),
             );
         }
         let first = l.points() * n;
@@ -372,7 +371,7 @@ impl Plan {
     }
 
     fn point_nnz(&self) -> usize {
-        3 * self.pairs.len() + self.actuated.len()
+        3 * self.pairs.len() + self.drives.len()
     }
 
     fn nnz(&self) -> usize {
@@ -411,8 +410,9 @@ impl Plan {
         for (i, ri) in r.iter_mut().enumerate() {
             *ri -= model.passive_force(i, q[i], v[i]);
         }
-        for (&i, u) in self.actuated.iter().zip(l.slice(x, p, Var::U)) {
-            r[i] -= u;
+        let u = l.slice(x, p, Var::U);
+        for d in &self.drives {
+            r[d.joint] -= d.factor * u[d.column];
         }
     }
 
@@ -432,7 +432,9 @@ impl Plan {
             dv[e] = der.dtau_dv[(i, j)] + d;
             da[e] = der.dtau_da[(i, j)];
         }
-        du.fill(-1.0);
+        for (e, d) in du.iter_mut().zip(&self.drives) {
+            *e = -d.factor;
+        }
     }
 
     /// The defect rows of every interval, in parallel over intervals.

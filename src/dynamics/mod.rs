@@ -22,10 +22,12 @@ mod rnea_derivatives;
 pub use aba::forward_dynamics;
 pub use crba::mass_matrix;
 pub use energy::{center_of_mass, kinetic_energy, potential_energy, spring_energy};
-pub use jacobian::{frame_jacobian, point_jacobian};
+pub use jacobian::{
+    frame_jacobian, point_force_derivative, point_jacobian, point_velocity_derivative,
+};
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
-pub use rk4::simulate_rk4;
+pub use rk4::{simulate_rk4, simulate_rk4_with_loads};
 pub use rnea::{bias_forces, inverse_dynamics};
 pub use rnea_derivatives::{InverseDynamicsDerivatives, inverse_dynamics_derivatives};
 

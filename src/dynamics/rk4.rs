@@ -20,6 +20,28 @@ pub fn simulate_rk4(
     steps: usize,
     every: usize,
 ) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
+    simulate_rk4_with_loads(model, q0, v0, controls, &mut |_, _, _| {}, h, steps, every)
+}
+
+/// External generalized forces: `loads(t, q, τ)` adds them to `τ`.
+pub type Loads<'a> = dyn FnMut(f64, &[f64], &mut [f64]) + 'a;
+
+/// [`simulate_rk4`] with external loads: `loads(t, q, τ)` adds their generalized forces at
+/// time `t` and configuration `q` to `τ` (for example contact forces `Σ J_l(q)ᵀ f_l(t)`).
+///
+/// # Panics
+/// As [`simulate_rk4`].
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_rk4_with_loads(
+    model: &Model,
+    q0: &[f64],
+    v0: &[f64],
+    controls: &mut dyn FnMut(f64, &mut [f64]),
+    loads: &mut Loads,
+    h: f64,
+    steps: usize,
+    every: usize,
+) -> Vec<(f64, Vec<f64>, Vec<f64>)> {
     let n = model.dof();
     assert!(q0.len() == n && v0.len() == n && every > 0);
     let actuated = model.actuated_joints();
@@ -32,6 +54,7 @@ pub fn simulate_rk4(
         for (c, &i) in actuated.iter().enumerate() {
             tau[i] += u[c];
         }
+        loads(t, q, &mut tau);
         forward_dynamics(model, &mut ws, q, v, &tau, a);
     };
     let (mut q, mut v) = (q0.to_vec(), v0.to_vec());

@@ -14,11 +14,20 @@
 //! A floating base is a chain of virtual joints with massless intermediate bodies (see
 //! [`BaseKind`]); the last virtual body is the URDF root link itself.
 
+mod inertia;
 mod pendulum;
+mod reduce;
 mod urdf;
+mod urdf_xml;
 
+pub use inertia::{InertiaDefect, inertia_defect, nearest_physical};
 pub use pendulum::{PendulumSpec, pendulum_urdf};
-pub use urdf::{UrdfError, load_urdf, parse_urdf};
+pub use reduce::{LockReason, LockedJoint};
+pub use urdf::{
+    LinkSolids, UrdfError, UrdfOptions, UrdfSolids, load_urdf, load_urdf_with, parse_urdf,
+    parse_urdf_with, urdf_solids,
+};
+pub use urdf_xml::{Pose as UrdfPose, Primitive};
 
 use crate::spatial::{Mat6, Transform, Vec3, Vec6};
 use std::fmt;
@@ -26,6 +35,19 @@ use std::str::FromStr;
 
 /// Standard gravity, m/s².
 pub const STANDARD_GRAVITY: f64 = 9.81;
+
+/// Largest negative principal moment a body's rotational inertia about its centre of mass (its
+/// links lumped) may have, as a fraction of its largest principal moment, for the URDF reader to
+/// use it rather than refuse it: below it the mass matrix is positive definite to within that
+/// fraction. CAD exports miss positive semi-definiteness by round-off of their printed digits,
+/// and placeholder links with wild tensors but negligible mass vanish once lumped into their
+/// body; 1e-3 keeps those and still refuses a tensor with a sign error or a swapped entry.
+pub const INERTIA_INDEFINITE_TOLERANCE: f64 = 1e-3;
+
+/// Defects below this fraction of the largest principal moment are round-off of the printed
+/// digits and are neither warned about nor fixed; a body whose inertia is below this fraction of
+/// the robot's largest moment counts as numerically zero.
+pub const INERTIA_ROUND_OFF: f64 = 1e-9;
 
 /// How the URDF root link is attached to the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -179,6 +201,53 @@ pub struct Frame {
     pub placement: Transform,
 }
 
+/// A mimic coupling `q_follower = multiplier · q_leader + offset` (URDF `<mimic>`). Both joints
+/// stay joints of the tree; problems apply the coupling as a constraint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coupling {
+    /// The joint that follows.
+    pub follower: usize,
+    /// The joint it follows (never itself a follower: chains are resolved at load).
+    pub leader: usize,
+    /// `m` in `q = m q_L + o`.
+    pub multiplier: f64,
+    /// `o` in `q = m q_L + o`.
+    pub offset: f64,
+}
+
+impl Coupling {
+    /// The coupled value of the follower for the leader at `q_leader`.
+    pub fn follower_value(&self, q_leader: f64) -> f64 {
+        self.multiplier * q_leader + self.offset
+    }
+}
+
+/// One actuator input acting on one joint: joint `joint` receives `factor · u_column`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drive {
+    /// The actuator input (index into the `u` of [`Model::actuated_joints`]).
+    pub column: usize,
+    /// The joint it acts on.
+    pub joint: usize,
+    /// The factor.
+    pub factor: f64,
+}
+
+/// What loading and reducing the model did: links merged into other bodies, joints locked,
+/// inertias warned about or projected. `vito model` prints it; the other commands print the
+/// warnings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelReport {
+    /// `(link, body it was merged into)`; the body is `world` for links welded to the world.
+    pub merged: Vec<(String, String)>,
+    /// Joints welded at a value.
+    pub locked: Vec<LockedJoint>,
+    /// `(link, relative Frobenius change ‖ΔI‖/‖I‖)` of inertias projected by `--fix-inertia`.
+    pub inertia_fixes: Vec<(String, f64)>,
+    /// One line per thing the user should know about (a tolerated inertia, an auto-locked joint).
+    pub warnings: Vec<String>,
+}
+
 /// An immutable robot model. Build it with [`load_urdf`] / [`parse_urdf`].
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -188,6 +257,9 @@ pub struct Model {
     children: Vec<Vec<usize>>,
     contacts: Vec<ContactPoint>,
     frames: Vec<Frame>,
+    couplings: Vec<Coupling>,
+    coupling_forces: bool,
+    report: ModelReport,
     gravity: Vec3,
 }
 
@@ -217,8 +289,18 @@ impl Model {
             children,
             contacts,
             frames,
+            couplings: Vec::new(),
+            coupling_forces: false,
+            report: ModelReport::default(),
             gravity: Vec3::new(0.0, 0.0, -STANDARD_GRAVITY),
         }
+    }
+
+    /// The same model with these couplings and this load report.
+    pub(crate) fn with_parts(mut self, couplings: Vec<Coupling>, report: ModelReport) -> Self {
+        self.couplings = couplings;
+        self.report = report;
+        self
     }
 
     /// The same model under another gravity vector (world frame, m/s²).
@@ -242,6 +324,137 @@ impl Model {
             j.actuated = names.contains(&j.name);
         }
         Ok(self)
+    }
+
+    /// The same model without the mimic couplings of the named follower joints: they move
+    /// independently of their leaders.
+    ///
+    /// # Errors
+    /// The first name that is not a coupled (mimic) joint.
+    pub fn uncoupled(mut self, names: &[String]) -> Result<Self, String> {
+        for n in names {
+            let i = self.joint_index(n);
+            if i.is_none_or(|i| !self.couplings.iter().any(|c| c.follower == i)) {
+                let followers: Vec<&str> = self
+                    .couplings
+                    .iter()
+                    .map(|c| self.joints[c.follower].name.as_str())
+                    .collect();
+                return Err(format!(
+                    "'{n}' is not a mimic joint of robot '{}' (mimic joints: {})",
+                    self.name,
+                    if followers.is_empty() {
+                        "none".to_string()
+                    } else {
+                        followers.join(", ")
+                    }
+                ));
+            }
+        }
+        let joints = &self.joints;
+        self.couplings
+            .retain(|c| !names.contains(&joints[c.follower].name));
+        Ok(self)
+    }
+
+    /// The same model with one more contact point `name`, `offset` from the origin of `frame`
+    /// (in that frame's axes), with a sphere of `radius` (0 for a point).
+    ///
+    /// # Errors
+    /// A name already used by a frame or contact point, an unknown frame, or a non-finite offset
+    /// or radius.
+    pub fn with_contact_point(
+        mut self,
+        name: &str,
+        frame: &str,
+        offset: Vec3,
+        radius: f64,
+    ) -> Result<Self, String> {
+        if self.frame(name).is_some() || self.contacts.iter().any(|c| c.name == name) {
+            return Err(format!(
+                "'{name}' is already a frame or contact point of robot '{}'",
+                self.name
+            ));
+        }
+        let f = self.frame(frame).ok_or_else(|| {
+            let names: Vec<&str> = self.frames.iter().map(|f| f.name.as_str()).collect();
+            format!(
+                "'{frame}' is not a frame of robot '{}' (frames: {})",
+                self.name,
+                names.join(", ")
+            )
+        })?;
+        if !(offset.iter().all(|x| x.is_finite()) && radius >= 0.0 && radius.is_finite()) {
+            return Err(format!(
+                "contact point '{name}' needs a finite offset and a radius ≥ 0, got {:?} and {radius}",
+                [offset.x, offset.y, offset.z]
+            ));
+        }
+        let point = ContactPoint {
+            name: name.to_string(),
+            body: f.body,
+            offset: f.placement.transform_point(&offset),
+            radius,
+        };
+        self.contacts.push(point);
+        Ok(self)
+    }
+
+    /// The same model with each coupled follower's actuator input standing for its coupling's
+    /// constraint force: the follower is actuated, and its input `λ` acts as the generalized
+    /// force `λ ∇h = λ (e_f − m e_l)` of `h = q_f − m q_l − o`, on the follower with factor 1
+    /// and on the leader with factor `−m` ([`Model::drives`]). With `h = 0` imposed along the
+    /// path, the leader's input is then the torque of the mechanism's one motor, exactly as in
+    /// the chain reduced by hand.
+    pub fn with_coupling_forces(mut self) -> Self {
+        for c in &self.couplings {
+            self.joints[c.follower].actuated = true;
+        }
+        self.coupling_forces = true;
+        self
+    }
+
+    /// Whether coupled followers' inputs are coupling forces ([`Model::with_coupling_forces`]).
+    pub fn has_coupling_forces(&self) -> bool {
+        self.coupling_forces
+    }
+
+    /// How the actuator inputs act on the joints: each actuated joint's own input with factor 1,
+    /// then, with [`Model::with_coupling_forces`], each coupled follower's input on its leader
+    /// with factor `−m`.
+    pub fn drives(&self) -> Vec<Drive> {
+        let actuated = self.actuated_joints();
+        let mut out: Vec<Drive> = actuated
+            .iter()
+            .enumerate()
+            .map(|(column, &joint)| Drive {
+                column,
+                joint,
+                factor: 1.0,
+            })
+            .collect();
+        if self.coupling_forces {
+            for c in &self.couplings {
+                if let Some(column) = actuated.iter().position(|&i| i == c.follower) {
+                    out.push(Drive {
+                        column,
+                        joint: c.leader,
+                        factor: -c.multiplier,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The mimic couplings still applied.
+    pub fn couplings(&self) -> &[Coupling] {
+        &self.couplings
+    }
+
+    /// What loading and reducing did (merged links, locked joints, warnings).
+    pub fn report(&self) -> &ModelReport {
+        &self.report
     }
 
     /// Robot name (from the URDF).

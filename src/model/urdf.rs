@@ -1,21 +1,33 @@
-//! URDF import (via `urdf-rs`) into a [`Model`].
+//! URDF import into a [`Model`]: the document is read by the tolerant reader of
+//! [`super::urdf_xml`], then checked and assembled here.
 //!
 //! What is read:
 //! - `revolute`, `continuous` and `prismatic` joints become model joints; `fixed` joints merge
 //!   the child link into its parent body (spatial inertia lumped, frames composed, contact points
-//!   and the link's frame kept). `floating`, `planar` and `spherical` URDF joints and `<mimic>`
-//!   are refused: choose the base with [`BaseKind`] instead.
+//!   and the link's frame kept). `floating`, `planar` and `spherical` URDF joints are refused:
+//!   choose the base with [`BaseKind`] instead.
+//! - `<mimic joint="L" multiplier="m" offset="o"/>` keeps the joint as a joint of the tree and
+//!   records the coupling `q = m q_L + o` ([`super::Coupling`]); chains of mimics are resolved to
+//!   their first leader, a cycle is refused.
 //! - Joint axes of any length are normalised (a zero axis is refused). Limits: a revolute or
 //!   prismatic joint whose `<limit>` has `lower = upper = 0` (or none) is unbounded in position;
 //!   an `effort` or `velocity` of 0 (or none) means no limit.
 //! - `<inertial>`: origin `xyz` and `rpy`, mass and the inertia tensor about the centre of mass in
-//!   the rotated frame. A link without `<inertial>` is massless; a link with one must have a
-//!   positive mass and a physically possible inertia (positive semi-definite, principal moments
-//!   obeying the triangle inequality `I₁ + I₂ ≥ I₃`; a thin rod's zero axial moment is fine).
+//!   the rotated frame. A link with no `<inertial>` or a zero mass is massless (a frame when it
+//!   carries no inertia either); a negative or non-finite mass is refused. A link inertia that
+//!   misses positive semi-definiteness or the triangle inequality beyond round-off
+//!   ([`super::INERTIA_ROUND_OFF`]) is used as given with a warning per link; a body whose lumped
+//!   inertia about its centre of mass is indefinite beyond
+//!   [`super::INERTIA_INDEFINITE_TOLERANCE`] of its largest moment is refused. With
+//!   [`UrdfOptions::fix_inertia`] each warned-about tensor is replaced by the nearest physical
+//!   one ([`super::nearest_physical`]) and the change is reported.
+//! - A joint whose whole subtree is massless would have a zero mass-matrix column: it is locked
+//!   at its default value ([`Model::default_lock_value`]) with a warning naming it.
 //! - `<dynamics damping=".." spring_stiffness=".." spring_reference=".."/>` gives viscous damping
 //!   and an optional linear joint spring (the spring attribute names follow SDF).
-//! - Actuation: if the file has `<transmission>` elements, exactly the joints named in them are
-//!   actuated; otherwise every joint is.
+//! - Actuation: if the file has `<transmission>` elements, exactly the moving joints named in
+//!   them are actuated (a name that is not a moving joint is ignored with a warning); otherwise
+//!   every joint is.
 //! - **Contact points** are declared as `<collision>` elements with a `<sphere>` geometry: the
 //!   sphere centre (collision origin) is the point, its radius is kept, and the collision's
 //!   `name` attribute names it (default `<link>_contact<k>`). A flat foot gets four small spheres
@@ -27,7 +39,12 @@
 //! Bodies are numbered depth-first from the root, children in the order their joints appear in
 //! the file. The root must be unique.
 
-use super::{BaseKind, ContactPoint, Frame, Joint, JointKind, JointLimits, Model, Spring};
+use super::urdf_xml::{self, Document, Primitive, ReadError};
+use super::{
+    BaseKind, ContactPoint, Coupling, Frame, INERTIA_INDEFINITE_TOLERANCE, INERTIA_ROUND_OFF,
+    Joint, JointKind, JointLimits, LockReason, Model, ModelReport, Spring, inertia_defect,
+    nearest_physical,
+};
 use crate::spatial::{Mat3, Mat6, Transform, Vec3, spatial_inertia, stack, transform_inertia};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -44,7 +61,15 @@ pub enum UrdfError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// The XML is malformed or does not follow the URDF schema.
+    /// The file is not a URDF (xacro, SDF, MJCF, …): the message says what to run.
+    #[error("{path}: {message}")]
+    NotUrdf {
+        /// The file.
+        path: String,
+        /// What the file is and what to do.
+        message: String,
+    },
+    /// The XML is malformed or a value vito reads is not a number.
     #[error("{path}: not a valid URDF: {message}")]
     Parse {
         /// The file.
@@ -106,18 +131,38 @@ pub enum UrdfError {
     },
 }
 
+/// How the URDF reader treats what it may repair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UrdfOptions {
+    /// Replace each inertia that misses physical consistency (within the tolerated amounts) by
+    /// the nearest physical one, and report by how much it moved.
+    pub fix_inertia: bool,
+}
+
 /// Reads a URDF file into a model with the given base.
 ///
 /// # Errors
 /// See [`UrdfError`].
 pub fn load_urdf(path: impl AsRef<Path>, base: BaseKind) -> Result<Model, UrdfError> {
+    load_urdf_with(path, base, &UrdfOptions::default())
+}
+
+/// [`load_urdf`] with options.
+///
+/// # Errors
+/// See [`UrdfError`].
+pub fn load_urdf_with(
+    path: impl AsRef<Path>,
+    base: BaseKind,
+    options: &UrdfOptions,
+) -> Result<Model, UrdfError> {
     let p = path.as_ref();
     let name = p.display().to_string();
     let text = std::fs::read_to_string(p).map_err(|source| UrdfError::Read {
         path: name.clone(),
         source,
     })?;
-    parse_urdf(&text, &name, base)
+    parse_urdf_with(&text, &name, base, options)
 }
 
 /// Parses URDF text into a model; `source` names the text in error messages.
@@ -125,94 +170,35 @@ pub fn load_urdf(path: impl AsRef<Path>, base: BaseKind) -> Result<Model, UrdfEr
 /// # Errors
 /// See [`UrdfError`].
 pub fn parse_urdf(text: &str, source: &str, base: BaseKind) -> Result<Model, UrdfError> {
-    let extras = scan_extras(text).map_err(|message| UrdfError::Parse {
-        path: source.to_string(),
-        message,
-    })?;
-    let robot = urdf_rs::read_from_string(text).map_err(|e| UrdfError::Parse {
-        path: source.to_string(),
-        message: e.to_string(),
+    parse_urdf_with(text, source, base, &UrdfOptions::default())
+}
+
+/// [`parse_urdf`] with options.
+///
+/// # Errors
+/// See [`UrdfError`].
+pub fn parse_urdf_with(
+    text: &str,
+    source: &str,
+    base: BaseKind,
+    options: &UrdfOptions,
+) -> Result<Model, UrdfError> {
+    let doc = urdf_xml::read_document(text).map_err(|e| match e {
+        ReadError::NotUrdf(message) => UrdfError::NotUrdf {
+            path: source.to_string(),
+            message,
+        },
+        ReadError::Invalid(message) => UrdfError::Parse {
+            path: source.to_string(),
+            message,
+        },
     })?;
     Builder {
         path: source,
-        robot: &robot,
-        extras: &extras,
+        doc: &doc,
+        options: *options,
     }
     .build(base)
-}
-
-/// What `urdf-rs` does not expose: which links declare `<inertial>`, joint springs, and the
-/// joints named by transmissions.
-#[derive(Default)]
-struct Extras {
-    links_with_inertial: HashSet<String>,
-    springs: HashMap<String, (Option<String>, Option<String>)>,
-    transmitted: Vec<String>,
-    has_transmissions: bool,
-}
-
-fn scan_extras(text: &str) -> Result<Extras, String> {
-    use quick_xml::events::{BytesStart, Event};
-    let mut reader = quick_xml::Reader::from_str(text);
-    let mut extras = Extras::default();
-    // Stack of open element names with the `name` attribute of robot-level links and joints.
-    let mut stack: Vec<(Vec<u8>, Option<String>)> = Vec::new();
-    let attr = |e: &BytesStart, key: &str| -> Result<Option<String>, String> {
-        match e.try_get_attribute(key).map_err(|x| x.to_string())? {
-            Some(a) => Ok(Some(
-                a.unescape_value().map_err(|x| x.to_string())?.into_owned(),
-            )),
-            None => Ok(None),
-        }
-    };
-    loop {
-        let event = reader
-            .read_event()
-            .map_err(|e| format!("XML error at byte {}: {e}", reader.error_position()))?;
-        let (start, empty) = match &event {
-            Event::Start(e) => (Some(e), false),
-            Event::Empty(e) => (Some(e), true),
-            Event::End(_) => {
-                stack.pop();
-                continue;
-            }
-            Event::Eof => break,
-            _ => continue,
-        };
-        let Some(e) = start else { continue };
-        let tag = e.name().as_ref().to_vec();
-        let parent_tag = stack.last().map(|(t, _)| t.as_slice());
-        let in_robot = stack.len() == 1;
-        let name = attr(e, "name")?;
-        match (tag.as_slice(), parent_tag) {
-            (b"inertial", Some(b"link")) => {
-                if let Some((_, Some(link))) = stack.last() {
-                    extras.links_with_inertial.insert(link.clone());
-                }
-            }
-            (b"dynamics", Some(b"joint")) => {
-                if let Some((_, Some(joint))) = stack.last() {
-                    let k = attr(e, "spring_stiffness")?;
-                    let r = attr(e, "spring_reference")?;
-                    if k.is_some() || r.is_some() {
-                        extras.springs.insert(joint.clone(), (k, r));
-                    }
-                }
-            }
-            (b"transmission", _) if in_robot => extras.has_transmissions = true,
-            (b"joint", Some(b"transmission")) => {
-                if let Some(n) = &name {
-                    extras.transmitted.push(n.clone());
-                }
-            }
-            _ => {}
-        }
-        if !empty {
-            let keep = in_robot || stack.is_empty();
-            stack.push((tag, if keep { name } else { None }));
-        }
-    }
-    Ok(extras)
 }
 
 /// Where a URDF link ends up: on model body `body` (`None` = the world) at `placement`.
@@ -230,10 +216,19 @@ struct Lump {
     first_moment: Vec3,
 }
 
+/// A link's inertial as used: the centre-of-mass frame in the link frame, the mass and the
+/// rotational inertia about the centre of mass.
+#[derive(Clone, Copy)]
+struct LinkInertia {
+    frame: Transform,
+    mass: f64,
+    tensor: Mat3,
+}
+
 struct Builder<'a> {
     path: &'a str,
-    robot: &'a urdf_rs::Robot,
-    extras: &'a Extras,
+    doc: &'a Document,
+    options: UrdfOptions,
 }
 
 impl Builder<'_> {
@@ -252,94 +247,115 @@ impl Builder<'_> {
         }
     }
 
+    fn err_link(&self, link: &str, message: String) -> UrdfError {
+        UrdfError::Inertia {
+            path: self.path.to_string(),
+            link: link.to_string(),
+            message,
+        }
+    }
+
     fn build(&self, base: BaseKind) -> Result<Model, UrdfError> {
-        let robot = self.robot;
-        let link_index: HashMap<&str, usize> = {
-            let mut m = HashMap::new();
-            for (i, l) in robot.links.iter().enumerate() {
-                if m.insert(l.name.as_str(), i).is_some() {
-                    return Err(self.err_tree(format!("link '{}' is defined twice", l.name)));
-                }
-            }
-            m
-        };
-        if robot.links.is_empty() {
+        let doc = self.doc;
+        let mut report = ModelReport::default();
+        if doc.links.is_empty() {
             return Err(self.err_tree("the robot has no links".into()));
         }
+        let mut link_index: HashMap<&str, usize> = HashMap::new();
+        for (i, l) in doc.links.iter().enumerate() {
+            if link_index.insert(l.name.as_str(), i).is_some() {
+                return Err(self.err_tree(format!("link '{}' is defined twice", l.name)));
+            }
+        }
         let mut seen_joints = HashSet::new();
-        let mut parent_joint: Vec<Option<usize>> = vec![None; robot.links.len()];
-        let mut child_joints: Vec<Vec<usize>> = vec![Vec::new(); robot.links.len()];
-        for (ji, j) in robot.joints.iter().enumerate() {
+        let mut parent_joint: Vec<Option<usize>> = vec![None; doc.links.len()];
+        let mut child_joints: Vec<Vec<usize>> = vec![Vec::new(); doc.links.len()];
+        let mut ends = Vec::with_capacity(doc.joints.len());
+        for (ji, j) in doc.joints.iter().enumerate() {
             if !seen_joints.insert(j.name.as_str()) {
                 return Err(self.err_joint(&j.name, "defined twice".into()));
             }
             self.check_joint_kind(j)?;
-            let missing = |role: &'static str, link: &str| UrdfError::MissingLink {
-                path: self.path.to_string(),
-                joint: j.name.clone(),
-                role,
-                link: link.to_string(),
+            let end = |role: &'static str, link: &Option<String>| -> Result<usize, UrdfError> {
+                let link = link.as_deref().ok_or_else(|| {
+                    self.err_joint(&j.name, format!("has no <{role} link=\"…\"/>"))
+                })?;
+                link_index
+                    .get(link)
+                    .copied()
+                    .ok_or_else(|| UrdfError::MissingLink {
+                        path: self.path.to_string(),
+                        joint: j.name.clone(),
+                        role,
+                        link: link.to_string(),
+                    })
             };
-            let &p = link_index
-                .get(j.parent.link.as_str())
-                .ok_or_else(|| missing("parent", &j.parent.link))?;
-            let &c = link_index
-                .get(j.child.link.as_str())
-                .ok_or_else(|| missing("child", &j.child.link))?;
+            let p = end("parent", &j.parent)?;
+            let c = end("child", &j.child)?;
             if let Some(other) = parent_joint[c] {
                 return Err(self.err_tree(format!(
                     "link '{}' is the child of both joint '{}' and joint '{}'",
-                    j.child.link, robot.joints[other].name, j.name
+                    doc.links[c].name, doc.joints[other].name, j.name
                 )));
             }
             parent_joint[c] = Some(ji);
             child_joints[p].push(ji);
+            ends.push((p, c));
         }
-        let roots: Vec<usize> = (0..robot.links.len())
+        let roots: Vec<usize> = (0..doc.links.len())
             .filter(|&l| parent_joint[l].is_none())
             .collect();
         let root = match roots.as_slice() {
             [r] => *r,
-            [] => return Err(self.err_tree("the joints form a cycle: no root link".into())),
+            [] => return Err(self.err_tree(self.describe_loop(&parent_joint, &ends, 0))),
             many => {
-                let names: Vec<&str> = many.iter().map(|&l| robot.links[l].name.as_str()).collect();
+                let names: Vec<&str> = many.iter().map(|&l| doc.links[l].name.as_str()).collect();
                 return Err(self.err_tree(format!(
                     "several root links ({}): a robot must be one tree",
                     names.join(", ")
                 )));
             }
         };
-        for l in &robot.links {
-            self.check_inertia(l)?;
-        }
+        let mut inertias = doc
+            .links
+            .iter()
+            .map(|l| self.link_inertia(l))
+            .collect::<Result<Vec<_>, _>>()?;
 
         let mut joints: Vec<Joint> = Vec::new();
         let mut lumps: Vec<Lump> = Vec::new();
-        let root_name = robot.links[root].name.clone();
+        let root_name = doc.links[root].name.clone();
         let root_body = self.add_base_joints(base, &root_name, &mut joints, &mut lumps);
 
-        let mut attachments: Vec<Option<Attachment>> = vec![None; robot.links.len()];
+        let mut attachments: Vec<Option<Attachment>> = vec![None; doc.links.len()];
         attachments[root] = Some(Attachment {
             body: root_body,
             placement: Transform::identity(),
         });
+        if root_body.is_none() {
+            report.merged.push((root_name.clone(), "world".into()));
+        }
         let mut order = vec![root];
         // Depth-first traversal; children in file order.
         let mut stack: Vec<usize> = child_joints[root].iter().rev().copied().collect();
         while let Some(ji) = stack.pop() {
-            let j = &robot.joints[ji];
-            let parent_att = attachments[link_index[j.parent.link.as_str()]]
+            let j = &doc.joints[ji];
+            let (p, c) = ends[ji];
+            let parent_att = attachments[p]
                 .ok_or_else(|| self.err_tree(format!("joint '{}' is unreachable", j.name)))?;
-            let c = link_index[j.child.link.as_str()];
             let origin = pose(&j.origin);
-            let att = if j.joint_type == urdf_rs::JointType::Fixed {
+            let att = if j.kind == "fixed" {
+                let into = parent_att
+                    .body
+                    .map_or_else(|| "world".to_string(), |b| joints[b].body.clone());
+                report.merged.push((doc.links[c].name.clone(), into));
                 Attachment {
                     body: parent_att.body,
                     placement: parent_att.placement.compose(&origin),
                 }
             } else {
                 let body = joints.len();
-                joints.push(self.make_joint(j, parent_att, origin)?);
+                joints.push(self.make_joint(j, &doc.links[c].name, parent_att, origin)?);
                 lumps.push(Lump::zero());
                 Attachment {
                     body: Some(body),
@@ -350,52 +366,64 @@ impl Builder<'_> {
             order.push(c);
             stack.extend(child_joints[c].iter().rev().copied());
         }
-        if order.len() != robot.links.len() {
-            let lost: Vec<&str> = (0..robot.links.len())
+        if order.len() != doc.links.len() {
+            let lost: Vec<usize> = (0..doc.links.len())
                 .filter(|l| attachments[*l].is_none())
-                .map(|l| robot.links[l].name.as_str())
                 .collect();
-            return Err(self.err_tree(format!(
-                "links not connected to the root '{}': {}",
-                root_name,
-                lost.join(", ")
-            )));
+            let names: Vec<&str> = lost.iter().map(|&l| doc.links[l].name.as_str()).collect();
+            let message = if lost.iter().all(|&l| parent_joint[l].is_some()) {
+                self.describe_loop(&parent_joint, &ends, lost[0])
+            } else {
+                format!(
+                    "links not connected to the root '{}': {}",
+                    root_name,
+                    names.join(", ")
+                )
+            };
+            return Err(self.err_tree(message));
         }
 
         let mut contacts = Vec::new();
         let mut frames = Vec::new();
+        let mut used = Vec::new();
         for &l in &order {
-            let link = &robot.links[l];
+            let link = &doc.links[l];
             let Some(att) = attachments[l] else { continue };
             let Some(body) = att.body else { continue };
-            lumps[body].add(&att.placement, link, self.has_inertial(link));
+            if let Some(li) = &mut inertias[l] {
+                self.review_inertia(&link.name, li, &mut report);
+                lumps[body].add(&att.placement, li);
+                used.push((body, link.name.clone(), li.tensor));
+            }
             frames.push(Frame {
                 name: link.name.clone(),
                 body,
                 placement: att.placement,
             });
             let mut k = 0;
-            for c in &link.collision {
-                if let urdf_rs::Geometry::Sphere { radius } = c.geometry {
-                    if !(radius >= 0.0 && radius.is_finite()) {
-                        return Err(UrdfError::Inertia {
-                            path: self.path.to_string(),
-                            link: link.name.clone(),
-                            message: format!("contact sphere radius {radius} is not a length"),
-                        });
-                    }
-                    let name = c
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| format!("{}_contact{k}", link.name));
-                    k += 1;
-                    contacts.push(ContactPoint {
-                        name,
-                        body,
-                        offset: att.placement.transform_point(&vec3(&c.origin.xyz.0)),
-                        radius,
-                    });
+            for sphere in &link.collisions {
+                let Some(Primitive::Sphere(radius)) = sphere.geometry else {
+                    continue;
+                };
+                if !(radius >= 0.0 && radius.is_finite()) {
+                    return Err(self.err_link(
+                        &link.name,
+                        format!("contact sphere radius {radius} is not a length"),
+                    ));
                 }
+                let name = sphere
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("{}_contact{k}", link.name));
+                k += 1;
+                contacts.push(ContactPoint {
+                    name,
+                    body,
+                    offset: att
+                        .placement
+                        .transform_point(&Vec3::from(sphere.origin.xyz)),
+                    radius,
+                });
             }
         }
         for (j, lump) in joints.iter_mut().zip(&lumps) {
@@ -407,128 +435,218 @@ impl Builder<'_> {
                 Vec3::zeros()
             };
         }
-        self.check_moves_mass(&joints)?;
-        if self.extras.has_transmissions {
-            for name in &self.extras.transmitted {
+        self.check_bodies(&joints, &used)?;
+        if let Some(transmitted) = &doc.transmitted {
+            let mut names: Vec<&String> = transmitted.iter().collect();
+            names.sort();
+            for name in names {
                 if !joints.iter().any(|j| &j.name == name) {
-                    return Err(self.err_joint(
-                        name,
-                        "named by a <transmission> but not a revolute, continuous or prismatic joint"
-                            .into(),
+                    report.warnings.push(format!(
+                        "a <transmission> names '{name}', which is not a revolute, continuous \
+                         or prismatic joint; ignored"
                     ));
                 }
             }
             for j in joints.iter_mut().filter(|j| !j.is_base) {
-                j.actuated = self.extras.transmitted.contains(&j.name);
+                j.actuated = transmitted.contains(&j.name);
             }
         }
-        Ok(Model::new(
-            robot.name.clone(),
-            base,
-            joints,
-            contacts,
-            frames,
-        ))
+        let couplings = self.couplings(&joints, &mut report)?;
+        let name = if doc.name.is_empty() {
+            "robot".to_string()
+        } else {
+            doc.name.clone()
+        };
+        let model = Model::new(name, base, joints, contacts, frames).with_parts(couplings, report);
+        Ok(lock_massless(model))
     }
 
-    fn check_joint_kind(&self, j: &urdf_rs::Joint) -> Result<(), UrdfError> {
-        use urdf_rs::JointType as T;
+    /// Names the joints of the loop through link `start` (every link on it has a parent).
+    fn describe_loop(
+        &self,
+        parent_joint: &[Option<usize>],
+        ends: &[(usize, usize)],
+        start: usize,
+    ) -> String {
+        let mut seen = vec![false; parent_joint.len()];
+        let mut l = start;
+        while !seen[l] {
+            seen[l] = true;
+            match parent_joint[l] {
+                Some(j) => l = ends[j].0,
+                None => break,
+            }
+        }
+        let mut names = Vec::new();
+        let first = l;
+        while let Some(j) = parent_joint[l] {
+            names.push(self.doc.joints[j].name.as_str());
+            l = ends[j].0;
+            if l == first {
+                break;
+            }
+        }
+        names.reverse();
+        format!(
+            "the joints {} form a loop (a link is its own ancestor); URDF describes trees only",
+            names.join(" → ")
+        )
+    }
+
+    fn check_joint_kind(&self, j: &urdf_xml::Joint) -> Result<(), UrdfError> {
         let unsupported = |what: String, hint: &str| UrdfError::Unsupported {
             path: self.path.to_string(),
             joint: j.name.clone(),
             what,
             hint: hint.to_string(),
         };
-        if j.mimic.is_some() {
-            return Err(unsupported(
-                "a <mimic> joint".into(),
-                "model the coupling as a constraint or make the joint independent",
-            ));
-        }
-        match j.joint_type {
-            T::Floating | T::Planar => Err(unsupported(
-                format!("joint type '{:?}'", j.joint_type).to_lowercase(),
+        match j.kind.as_str() {
+            "revolute" | "continuous" | "prismatic" | "fixed" => Ok(()),
+            k @ ("floating" | "planar") => Err(unsupported(
+                format!("joint type '{k}'"),
                 "remove it and choose the base with --base planar|floating",
             )),
-            T::Spherical => Err(unsupported(
+            "spherical" => Err(unsupported(
                 "joint type 'spherical'".into(),
                 "replace it with three revolute joints",
             )),
-            _ => Ok(()),
+            other => Err(self.err_joint(
+                &j.name,
+                format!(
+                    "unknown joint type '{other}' (URDF types: revolute, continuous, prismatic, \
+                     fixed, floating, planar)"
+                ),
+            )),
         }
     }
 
-    fn has_inertial(&self, link: &urdf_rs::Link) -> bool {
-        self.extras.links_with_inertial.contains(&link.name)
-    }
-
-    fn check_inertia(&self, link: &urdf_rs::Link) -> Result<(), UrdfError> {
-        let bad = |message: String| UrdfError::Inertia {
-            path: self.path.to_string(),
-            link: link.name.clone(),
-            message,
+    /// The link's inertial as given, `None` for a link without one. Refuses a negative or
+    /// non-finite mass or a non-finite inertia entry.
+    fn link_inertia(&self, link: &urdf_xml::Link) -> Result<Option<LinkInertia>, UrdfError> {
+        let Some(i) = &link.inertial else {
+            return Ok(None);
         };
-        let i = &link.inertial;
-        if !self.has_inertial(link) {
-            return Ok(());
+        let m = i.mass;
+        if !(m >= 0.0 && m.is_finite()) {
+            return Err(self.err_link(
+                &link.name,
+                format!("mass must be zero (a frame) or positive, got {m}"),
+            ));
         }
-        let m = i.mass.value;
-        if !(m > 0.0 && m.is_finite()) {
-            return Err(bad(format!("mass must be positive, got {m}")));
+        let t = i.inertia;
+        if t.iter().any(|v| !v.is_finite()) {
+            return Err(self.err_link(&link.name, "inertia has a non-finite entry".into()));
         }
-        let t = &i.inertia;
-        let vals = [t.ixx, t.ixy, t.ixz, t.iyy, t.iyz, t.izz];
-        if vals.iter().any(|v| !v.is_finite()) {
-            return Err(bad("inertia has a non-finite entry".into()));
+        Ok(Some(LinkInertia {
+            frame: pose(&i.origin),
+            mass: m,
+            tensor: Mat3::new(t[0], t[1], t[2], t[1], t[3], t[4], t[2], t[4], t[5]),
+        }))
+    }
+
+    /// Warns about a used link inertia that is not physical beyond round-off and, with
+    /// `fix_inertia`, replaces it by the nearest physical one.
+    fn review_inertia(&self, link: &str, li: &mut LinkInertia, report: &mut ModelReport) {
+        let d = inertia_defect(&li.tensor);
+        let [l1, l2, l3] = d.moments;
+        let mut problems = Vec::new();
+        if d.indefinite > INERTIA_ROUND_OFF {
+            problems.push(format!(
+                "is not positive semi-definite (smallest principal moment {l1:.6e}, \
+                 {:.2e} of the largest)",
+                -d.indefinite
+            ));
         }
-        let tensor = Mat3::new(
-            t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz,
-        );
-        let mut eig: Vec<f64> = tensor.symmetric_eigenvalues().iter().copied().collect();
-        eig.sort_by(f64::total_cmp);
-        let scale = eig[2].abs().max(f64::MIN_POSITIVE);
-        let tol = 1e-9 * scale;
-        if eig[0] < -tol {
-            return Err(bad(format!(
-                "inertia is not positive semi-definite (principal moments {:.6e}, {:.6e}, {:.6e})",
-                eig[0], eig[1], eig[2]
-            )));
+        if d.triangle > INERTIA_ROUND_OFF {
+            problems.push(format!(
+                "breaks the triangle inequality (principal moments {l1:.6e} + {l2:.6e} < \
+                 {l3:.6e}, short by {:.2e} of the largest)",
+                d.triangle
+            ));
         }
-        if eig[0] + eig[1] < eig[2] - 1e-6 * scale {
-            return Err(bad(format!(
-                "inertia breaks the triangle inequality: principal moments {:.6e} + {:.6e} < {:.6e}",
-                eig[0], eig[1], eig[2]
-            )));
+        if problems.is_empty() {
+            return;
+        }
+        let action = if self.options.fix_inertia {
+            let fixed = nearest_physical(&li.tensor);
+            let moved = (fixed - li.tensor).norm() / li.tensor.norm();
+            report.inertia_fixes.push((link.to_string(), moved));
+            li.tensor = fixed;
+            format!("replaced by the nearest physical inertia (moved by {moved:.2e} relative)")
+        } else {
+            "used as given (--fix-inertia projects it onto the nearest physical inertia)".into()
+        };
+        report.warnings.push(format!(
+            "link '{link}': inertia {}; {action}",
+            problems.join(" and ")
+        ));
+    }
+
+    /// Refuses a body whose lumped rotational inertia about its centre of mass has a negative
+    /// principal moment beyond [`INERTIA_INDEFINITE_TOLERANCE`] of its largest (or, for a body
+    /// whose inertia is numerically zero, beyond [`INERTIA_ROUND_OFF`] of the robot's largest):
+    /// its spatial inertia, and so the mass matrix, would be indefinite. Names the link of the
+    /// body with the most negative moment of its own.
+    fn check_bodies(
+        &self,
+        joints: &[Joint],
+        links: &[(usize, String, Mat3)],
+    ) -> Result<(), UrdfError> {
+        let moments: Vec<[f64; 3]> = joints
+            .iter()
+            .map(|j| {
+                let own = j.inertia - spatial_inertia(j.mass, &j.com, &Mat3::zeros());
+                inertia_defect(&own.fixed_view::<3, 3>(0, 0).into_owned()).moments
+            })
+            .collect();
+        let robot_scale = moments.iter().fold(0.0f64, |a, m| a.max(m[2]));
+        for (b, m) in moments.iter().enumerate() {
+            let allowed = INERTIA_INDEFINITE_TOLERANCE * m[2] + INERTIA_ROUND_OFF * robot_scale;
+            if -m[0] <= allowed {
+                continue;
+            }
+            let worst = links
+                .iter()
+                .filter(|(body, _, _)| *body == b)
+                .map(|(_, name, t)| (name, inertia_defect(t).moments))
+                .min_by(|x, y| x.1[0].total_cmp(&y.1[0]));
+            let (name, own) = worst.map_or((&joints[b].body, *m), |(n, o)| (n, o));
+            return Err(self.err_link(
+                name,
+                format!(
+                    "inertia is not positive semi-definite (principal moments {:.6e}, {:.6e}, \
+                     {:.6e}); body '{}' it belongs to would have a negative moment of inertia \
+                     ({:.6e}, more than {INERTIA_INDEFINITE_TOLERANCE} of its largest, {:.6e}); \
+                     fix the file, or pass --fix-inertia to use the nearest physical inertia",
+                    own[0], own[1], own[2], joints[b].body, m[0], m[2]
+                ),
+            ));
         }
         Ok(())
     }
 
     fn make_joint(
         &self,
-        j: &urdf_rs::Joint,
+        j: &urdf_xml::Joint,
+        child: &str,
         parent: Attachment,
         origin: Transform,
     ) -> Result<Joint, UrdfError> {
-        use urdf_rs::JointType as T;
-        let a = vec3(&j.axis.xyz.0);
+        let a = Vec3::from(j.axis);
         let norm = a.norm();
         if !(norm > 1e-12 && norm.is_finite()) {
-            return Err(
-                self.err_joint(&j.name, format!("axis {:?} has no direction", j.axis.xyz.0))
-            );
+            return Err(self.err_joint(&j.name, format!("axis {:?} has no direction", j.axis)));
         }
         let axis = a / norm;
-        let kind = if j.joint_type == T::Prismatic {
+        let kind = if j.kind == "prismatic" {
             JointKind::Prismatic
         } else {
             JointKind::Revolute
         };
-        let l = &j.limit;
-        let (lower, upper) = if j.joint_type == T::Continuous || (l.lower == 0.0 && l.upper == 0.0)
-        {
+        let (lower, upper) = if j.kind == "continuous" || (j.lower == 0.0 && j.upper == 0.0) {
             (f64::NEG_INFINITY, f64::INFINITY)
         } else {
-            (l.lower, l.upper)
+            (j.lower, j.upper)
         };
         if lower.is_nan() || upper.is_nan() || lower > upper {
             return Err(self.err_joint(
@@ -537,23 +655,13 @@ impl Builder<'_> {
             ));
         }
         let positive_or_inf = |v: f64| if v > 0.0 { v } else { f64::INFINITY };
-        let damping = j.dynamics.as_ref().map_or(0.0, |d| d.damping);
+        let damping = j.damping;
         if !(damping >= 0.0 && damping.is_finite()) {
             return Err(self.err_joint(&j.name, format!("damping {damping} is negative")));
         }
-        let spring = match self.extras.springs.get(&j.name) {
+        let spring = match j.spring {
             None => None,
-            Some((k, r)) => {
-                let parse = |s: &Option<String>, what: &str| -> Result<f64, UrdfError> {
-                    match s {
-                        None => Ok(0.0),
-                        Some(s) => s.trim().parse::<f64>().map_err(|_| {
-                            self.err_joint(&j.name, format!("{what} '{s}' is not a number"))
-                        }),
-                    }
-                };
-                let stiffness = parse(k, "spring_stiffness")?;
-                let rest = parse(r, "spring_reference")?;
+            Some((stiffness, rest)) => {
                 if !(stiffness >= 0.0 && stiffness.is_finite() && rest.is_finite()) {
                     return Err(self.err_joint(
                         &j.name,
@@ -569,7 +677,7 @@ impl Builder<'_> {
         };
         Ok(Joint {
             name: j.name.clone(),
-            body: j.child.link.clone(),
+            body: child.to_string(),
             kind,
             parent: parent.body,
             placement: parent.placement.compose(&origin),
@@ -581,14 +689,84 @@ impl Builder<'_> {
             limits: JointLimits {
                 lower,
                 upper,
-                velocity: positive_or_inf(l.velocity),
-                effort: positive_or_inf(l.effort),
+                velocity: positive_or_inf(j.velocity),
+                effort: positive_or_inf(j.effort),
             },
             actuated: true,
             spring,
             damping,
             is_base: false,
         })
+    }
+
+    /// The mimic couplings, each resolved to a leader that is not itself a follower.
+    fn couplings(
+        &self,
+        joints: &[Joint],
+        report: &mut ModelReport,
+    ) -> Result<Vec<Coupling>, UrdfError> {
+        let mimic: HashMap<&str, &urdf_xml::Mimic> = self
+            .doc
+            .joints
+            .iter()
+            .filter_map(|j| j.mimic.as_ref().map(|m| (j.name.as_str(), m)))
+            .collect();
+        let mut out = Vec::new();
+        for (follower, j) in joints.iter().enumerate() {
+            let Some(first) = mimic.get(j.name.as_str()) else {
+                continue;
+            };
+            let (mut multiplier, mut offset) = (first.multiplier, first.offset);
+            let mut chain = vec![j.name.as_str()];
+            let mut leader = first.joint.as_str();
+            while let Some(next) = mimic.get(leader) {
+                if chain.contains(&leader) {
+                    chain.push(leader);
+                    return Err(self.err_joint(
+                        &j.name,
+                        format!(
+                            "<mimic> joints follow each other in a loop: {}",
+                            chain.join(" → ")
+                        ),
+                    ));
+                }
+                chain.push(leader);
+                // q = m (m' q'' + o') + o
+                offset += multiplier * next.offset;
+                multiplier *= next.multiplier;
+                leader = next.joint.as_str();
+            }
+            if !(multiplier.is_finite() && offset.is_finite()) {
+                return Err(self.err_joint(
+                    &j.name,
+                    format!("<mimic> multiplier {multiplier} and offset {offset} must be finite"),
+                ));
+            }
+            let Some(l) = joints.iter().position(|x| x.name == leader) else {
+                if self.doc.joints.iter().any(|x| x.name == leader) {
+                    return Err(self.err_joint(
+                        &j.name,
+                        format!(
+                            "<mimic> follows joint '{leader}', which is not a revolute, \
+                             continuous or prismatic joint"
+                        ),
+                    ));
+                }
+                report.warnings.push(format!(
+                    "joint '{}': <mimic> follows joint '{leader}', which does not exist; the \
+                     joint moves on its own",
+                    j.name
+                ));
+                continue;
+            };
+            out.push(Coupling {
+                follower,
+                leader: l,
+                multiplier,
+                offset,
+            });
+        }
+        Ok(out)
     }
 
     /// Adds the virtual base joints; returns the body the root link sits on.
@@ -647,30 +825,51 @@ impl Builder<'_> {
         }
         Some(joints.len() - 1)
     }
+}
 
-    /// Refuses joints that carry no mass and no inertia at all (massless links only): their
-    /// mass matrix would be singular everywhere.
-    fn check_moves_mass(&self, joints: &[Joint]) -> Result<(), UrdfError> {
-        let n = joints.len();
-        let mut composite: Vec<Mat6> = joints.iter().map(|j| j.inertia).collect();
-        for i in (0..n).rev() {
-            if let Some(p) = joints[i].parent {
-                let c = transform_inertia(&joints[i].placement, &composite[i]);
-                composite[p] += c;
-            }
+/// Locks the joints whose whole subtree carries no mass and no inertia (their mass-matrix
+/// column would be zero), with a warning naming them. A massless mimic leader whose followers
+/// carry mass stays: the coupling gives it their inertia in every problem.
+fn lock_massless(model: Model) -> Model {
+    let joints = model.joints();
+    let n = joints.len();
+    let mut composite: Vec<Mat6> = joints.iter().map(|j| j.inertia).collect();
+    for i in (0..n).rev() {
+        if let Some(p) = joints[i].parent {
+            let c = transform_inertia(&joints[i].placement, &composite[i]);
+            composite[p] += c;
         }
-        for (j, c) in joints.iter().zip(&composite) {
-            if c.amax() == 0.0 {
-                return Err(self.err_joint(
-                    &j.name,
-                    "moves no mass: every link it carries is massless, so the mass matrix would \
-                     be singular"
-                        .into(),
-                ));
-            }
-        }
-        Ok(())
     }
+    let empty = |i: usize| composite[i].amax() == 0.0 && !joints[i].is_base;
+    let idle: Vec<usize> = (0..n)
+        .filter(|&i| {
+            empty(i)
+                && model
+                    .couplings()
+                    .iter()
+                    .filter(|c| c.leader == i)
+                    .all(|c| empty(c.follower))
+        })
+        .collect();
+    if idle.is_empty() {
+        return model;
+    }
+    let requests = idle
+        .iter()
+        .map(|&i| (i, model.default_lock_value(i), LockReason::MovesNoMass))
+        .collect();
+    let names: Vec<&str> = idle.iter().map(|&i| joints[i].name.as_str()).collect();
+    let warning = format!(
+        "joints {} move no mass (every link they carry is massless): locked at their default \
+         values so the mass matrix stays invertible",
+        names.join(", ")
+    );
+    let mut reduced = model.locked_at(requests);
+    let mut report = reduced.report().clone();
+    report.warnings.push(warning);
+    let couplings = reduced.couplings().to_vec();
+    reduced = reduced.with_parts(couplings, report);
+    reduced
 }
 
 impl Lump {
@@ -683,28 +882,73 @@ impl Lump {
     }
 
     /// Adds a link's inertia, the link frame being `placement` in the body frame.
-    fn add(&mut self, placement: &Transform, link: &urdf_rs::Link, has_inertial: bool) {
-        if !has_inertial {
-            return;
-        }
-        let i = &link.inertial;
-        let frame = placement.compose(&pose(&i.origin));
-        let t = &i.inertia;
-        let tensor = Mat3::new(
-            t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz,
-        );
-        let m = i.mass.value;
-        let local = spatial_inertia(m, &Vec3::zeros(), &tensor);
+    fn add(&mut self, placement: &Transform, li: &LinkInertia) {
+        let frame = placement.compose(&li.frame);
+        let local = spatial_inertia(li.mass, &Vec3::zeros(), &li.tensor);
         self.inertia += transform_inertia(&frame, &local);
-        self.mass += m;
-        self.first_moment += m * frame.translation;
+        self.mass += li.mass;
+        self.first_moment += li.mass * frame.translation;
     }
 }
 
-fn vec3(a: &[f64; 3]) -> Vec3 {
-    Vec3::new(a[0], a[1], a[2])
+fn pose(p: &urdf_xml::Pose) -> Transform {
+    Transform::from_xyz_rpy(p.xyz, p.rpy)
 }
 
-fn pose(p: &urdf_rs::Pose) -> Transform {
-    Transform::from_xyz_rpy(p.xyz.0, p.rpy.0)
+/// The visual and collision primitives of a link (meshes left out), each placed in the link
+/// frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSolids {
+    /// Link name.
+    pub name: String,
+    /// `<visual>` primitives.
+    pub visuals: Vec<(Transform, Primitive)>,
+    /// `<collision>` primitives.
+    pub collisions: Vec<(Transform, Primitive)>,
+}
+
+/// What a picture of a URDF needs beyond the model: every link's primitives, the fixed joints
+/// (`parent`, `child`, placement of the child in the parent) and the root link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UrdfSolids {
+    /// The links.
+    pub links: Vec<LinkSolids>,
+    /// The fixed joints.
+    pub fixed_joints: Vec<(String, String, Transform)>,
+    /// The link no joint has as its child.
+    pub root: Option<String>,
+}
+
+/// The primitives of the URDF text `text`, or `None` if it cannot be read.
+pub fn urdf_solids(text: &str) -> Option<UrdfSolids> {
+    let doc = urdf_xml::read_document(text).ok()?;
+    let place = |p: &urdf_xml::Pose| Transform::from_xyz_rpy(p.xyz, p.rpy);
+    let solids = |list: &[urdf_xml::Solid]| {
+        list.iter()
+            .filter_map(|s| Some((place(&s.origin), s.geometry?)))
+            .collect()
+    };
+    let is_child = |l: &str| doc.joints.iter().any(|j| j.child.as_deref() == Some(l));
+    Some(UrdfSolids {
+        links: doc
+            .links
+            .iter()
+            .map(|l| LinkSolids {
+                name: l.name.clone(),
+                visuals: solids(&l.visuals),
+                collisions: solids(&l.collisions),
+            })
+            .collect(),
+        fixed_joints: doc
+            .joints
+            .iter()
+            .filter(|j| j.kind == "fixed")
+            .filter_map(|j| Some((j.parent.clone()?, j.child.clone()?, place(&j.origin))))
+            .collect(),
+        root: doc
+            .links
+            .iter()
+            .find(|l| !is_child(&l.name))
+            .map(|l| l.name.clone()),
+    })
 }

@@ -1,11 +1,13 @@
 //! The standard figures of a solve and of a simulation.
 
 use super::{
-    FilmstripOptions, LinePlot, OutputError, Series, fine_grid, write_filmstrip, write_line_plot,
-    write_panels,
+    ContactSchedule, FilmstripOptions, LinePlot, OutputError, Series, fine_grid,
+    write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
 };
+use crate::contact::Terrain;
 use crate::model::{BaseKind, Model};
 use crate::problem::TrajectoryProblem;
+use crate::spatial::Vec3;
 use crate::transcription::Outcome;
 use crate::vi::simulate::Trajectory;
 use std::path::{Path, PathBuf};
@@ -53,7 +55,8 @@ fn ground(model: &Model) -> Option<f64> {
 
 /// Writes `trajectory` (positions, velocities and torques over time, from the interpolant),
 /// `convergence` (constraint violation and dual infeasibility per SQP iteration) and
-/// `filmstrip`, each as SVG and PNG; returns the files written.
+/// `filmstrip` (with the terrain and the contact forces), and with contact `contact_forces`
+/// and `contact_schedule`, each as SVG and PNG; returns the files written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -122,6 +125,23 @@ pub fn write_solve_figures(
     )?;
     let film_stem = dir.join("filmstrip");
     let film: Vec<(f64, Vec<f64>)> = times.iter().copied().zip(q).collect();
+    let contact = sol.contact.as_ref();
+    let forces = contact.map_or_else(Vec::new, |c| {
+        sol.times
+            .iter()
+            .enumerate()
+            .map(|(p, &t)| {
+                (
+                    t,
+                    c.positions[p]
+                        .iter()
+                        .copied()
+                        .zip(c.forces[p].iter().copied())
+                        .collect(),
+                )
+            })
+            .collect()
+    });
     write_filmstrip(
         &film_stem,
         &prob.model,
@@ -130,16 +150,125 @@ pub fn write_solve_figures(
             frames: 8,
             title: format!("{} — {}", prob.name, prob.transcription),
             ground_height: ground(&prob.model),
+            terrain: contact.map(|c| c.terrain.clone()),
+            forces,
         },
     )?;
-    Ok([stem, conv_stem, film_stem]
+    let mut stems = vec![stem, conv_stem, film_stem];
+    if let Some(c) = contact {
+        let points = sol.times.len();
+        stems.extend(write_contact_figures(
+            dir,
+            &format!("{} — {}", prob.name, prob.transcription),
+            &ContactSeries {
+                names: &c.names,
+                times: &sol.times,
+                normal: &(0..points)
+                    .map(|p| (0..c.names.len()).map(|l| c.normal_force(p, l)).collect())
+                    .collect::<Vec<_>>(),
+                forces: &c.forces,
+                gaps: &(0..points)
+                    .map(|p| (0..c.names.len()).map(|l| c.gap(p, l)).collect())
+                    .collect::<Vec<_>>(),
+            },
+        )?);
+    }
+    Ok(stems
         .iter()
         .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
         .collect())
 }
 
+/// Contact values over time: `[sample][contact]` normal force (N), world force (N), gap (m).
+struct ContactSeries<'a> {
+    names: &'a [String],
+    times: &'a [f64],
+    normal: &'a [Vec<f64>],
+    forces: &'a [Vec<Vec3>],
+    gaps: &'a [Vec<f64>],
+}
+
+/// A contact point counts as touching when it is within this distance of the terrain (m) and
+/// pushes with more than this fraction of the largest normal force of the motion.
+const TOUCH_DISTANCE: f64 = 1e-3;
+const TOUCH_FORCE: f64 = 1e-3;
+
+/// Writes `contact_forces` (normal and friction force of each contact point over time) and
+/// `contact_schedule` (which point touches when); returns their stems.
+fn write_contact_figures(
+    dir: &Path,
+    title: &str,
+    c: &ContactSeries,
+) -> Result<Vec<PathBuf>, OutputError> {
+    // One series per contact point of `value(sample, point)`.
+    let per_point = |value: &dyn Fn(usize, usize) -> f64| -> Vec<Series> {
+        c.names
+            .iter()
+            .enumerate()
+            .map(|(l, name)| Series {
+                label: name.clone(),
+                points: c
+                    .times
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| (*t, value(k, l)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let normal = per_point(&|k, l| c.normal[k][l]);
+    let friction = per_point(&|k, l| {
+        let fn_ = c.normal[k][l];
+        (c.forces[k][l].norm_squared() - fn_ * fn_).max(0.0).sqrt()
+    });
+    let forces_stem = dir.join("contact_forces");
+    write_panels(
+        &forces_stem,
+        &format!("{title} — contact forces"),
+        &[
+            LinePlot {
+                title: "Normal forces",
+                x_label: "t [s]",
+                y_label: "f_n [N]",
+                series: &normal,
+                log_y: false,
+            },
+            LinePlot {
+                title: "Friction forces (magnitude)",
+                x_label: "t [s]",
+                y_label: "|f_t| [N]",
+                series: &friction,
+                log_y: false,
+            },
+        ],
+    )?;
+    let largest = c.normal.iter().flatten().fold(0.0f64, |a, &f| a.max(f));
+    let schedule_stem = dir.join("contact_schedule");
+    write_contact_schedule(
+        &schedule_stem,
+        &ContactSchedule {
+            title: format!("{title} — contact schedule"),
+            names: c.names.to_vec(),
+            times: c.times.to_vec(),
+            touching: c
+                .gaps
+                .iter()
+                .zip(c.normal)
+                .map(|(g, f)| {
+                    g.iter()
+                        .zip(f)
+                        .map(|(&g, &f)| g <= TOUCH_DISTANCE && f > TOUCH_FORCE * largest)
+                        .collect()
+                })
+                .collect(),
+        },
+    )?;
+    Ok(vec![forces_stem, schedule_stem])
+}
+
 /// Writes `joints` (positions and velocities over time), `energy` (change of the total energy)
-/// and `filmstrip` of a simulation, each as SVG and PNG; returns the files written.
+/// and `filmstrip` of a simulation (with the terrain and the contact forces), and with contact
+/// `contact_forces` and `contact_schedule`, each as SVG and PNG; returns the files written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -148,6 +277,7 @@ pub fn write_simulation_figures(
     name: &str,
     model: &Model,
     traj: &Trajectory,
+    terrain: Option<&Terrain>,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let qs = columns(&traj.joint_names, &traj.time, &traj.q);
     let vs = columns(&traj.joint_names, &traj.time, &traj.v);
@@ -185,6 +315,23 @@ pub fn write_simulation_figures(
         .copied()
         .zip(traj.q.iter().cloned())
         .collect();
+    let contact = traj.contact.as_ref();
+    let forces = contact.map_or_else(Vec::new, |c| {
+        let mut ws = crate::dynamics::Workspace::new(model);
+        traj.time
+            .iter()
+            .zip(&traj.q)
+            .zip(&c.forces)
+            .map(|((&t, q), f)| {
+                crate::dynamics::forward_kinematics(model, &mut ws, q);
+                let points = c.names.iter().zip(f).filter_map(|(n, &f)| {
+                    let p = model.contact_points().iter().find(|p| &p.name == n)?;
+                    Some((ws.body_pose(p.body).transform_point(&p.offset), f))
+                });
+                (t, points.collect())
+            })
+            .collect()
+    });
     write_filmstrip(
         &film_stem,
         model,
@@ -193,9 +340,25 @@ pub fn write_simulation_figures(
             frames: 8,
             title: format!("{name} — simulation"),
             ground_height: ground(model),
+            terrain: terrain.cloned(),
+            forces,
         },
     )?;
-    Ok([stem, e_stem, film_stem]
+    let mut stems = vec![stem, e_stem, film_stem];
+    if let Some(c) = contact {
+        stems.extend(write_contact_figures(
+            dir,
+            name,
+            &ContactSeries {
+                names: &c.names,
+                times: &traj.time,
+                normal: &c.normal,
+                forces: &c.forces,
+                gaps: &c.gaps,
+            },
+        )?);
+    }
+    Ok(stems
         .iter()
         .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
         .collect())

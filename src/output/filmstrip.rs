@@ -1,12 +1,9 @@
 //! A filmstrip of a motion: stick figures of the robot at evenly spaced times, side by side at
 //! one common scale, written as SVG and PNG.
 //!
-//! Each body is drawn as segments from its parent's joint origin (the world origin on a fixed
-//! base) to its own and from its joint origin to its named frames and contact points, with an
-//! outline through the contact points of a body that has several (a sole); the root link of a
-//! moving base and a body from which nothing else leaves also get a segment to their centre of
-//! mass. Joints are small circles, contact points red dots and the root a black dot. Limbs on
-//! the robot's left (+y at `q = 0`) are blue, those on its right orange, the rest dark grey.
+//! Each body is drawn as the segments of its [`Skeleton`]. Joints are small circles, contact
+//! points red dots and the root a black dot. Limbs on the robot's left (+y at `q = 0`) are
+//! blue, those on its right orange, the rest dark grey.
 //! The side view looks along +y (world x to the right, z up); unless the base is planar, a
 //! robot whose points spread in y by more than 5 % of its size also gets a row with the front
 //! view (world y to the right, z up). Each panel also shows the previous snapshot as a faint
@@ -14,6 +11,8 @@
 
 use super::OutputError;
 use super::plot::{DrawResult, Figure, INK, MUTED, Scale, text_width, with_suffix, write_figure};
+use super::skeleton::{Anchor, Side, Skeleton};
+use crate::contact::Terrain;
 use crate::dynamics::{Workspace, forward_kinematics};
 use crate::model::{BaseKind, Model};
 use crate::spatial::Vec3;
@@ -30,8 +29,13 @@ pub struct FilmstripOptions {
     pub frames: usize,
     /// Title above the panels.
     pub title: String,
-    /// Height of the ground plane to draw, if any (and finite).
+    /// Height of the ground plane to draw, if any (and finite), when there is no terrain.
     pub ground_height: Option<f64>,
+    /// The terrain to draw (its profile under the robot), if any.
+    pub terrain: Option<Terrain>,
+    /// Contact forces to draw as arrows: `(time, [(world point, world force)])`, matched to
+    /// each snapshot by the nearest time.
+    pub forces: Vec<(f64, Vec<(Vec3, Vec3)>)>,
 }
 
 impl Default for FilmstripOptions {
@@ -40,6 +44,8 @@ impl Default for FilmstripOptions {
             frames: 8,
             title: String::new(),
             ground_height: None,
+            terrain: None,
+            forces: Vec::new(),
         }
     }
 }
@@ -72,29 +78,20 @@ pub fn write_filmstrip(
             ),
         });
     }
-    let poses = snapshots(model, samples, opts.frames.clamp(1, MAX_FRAMES));
+    let mut poses = snapshots(model, samples, opts.frames.clamp(1, MAX_FRAMES));
+    for pose in &mut poses {
+        if let Some((_, f)) = opts
+            .forces
+            .iter()
+            .min_by(|a, b| (a.0 - pose.time).abs().total_cmp(&(b.0 - pose.time).abs()))
+        {
+            pose.forces = f.clone();
+        }
+    }
     write_figure(stem, || Filmstrip::new(model, poses, opts))
 }
 
-/// The side of the robot a body is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Left,
-    Middle,
-    Right,
-}
-
-impl Side {
-    fn color(self) -> RGBColor {
-        match self {
-            Side::Left => RGBColor(31, 119, 180),
-            Side::Middle => RGBColor(64, 64, 64),
-            Side::Right => RGBColor(255, 127, 14),
-        }
-    }
-}
-
-/// A segment of the stick figure.
+/// A segment of the stick figure, in world coordinates.
 #[derive(Clone, Copy, Debug)]
 struct Bone {
     a: Vec3,
@@ -113,9 +110,38 @@ struct Pose {
     contacts: Vec<Vec3>,
     /// The root link's origin (the world origin for a fixed base).
     root: Vec3,
+    /// Contact forces `(point, force)` at this time.
+    forces: Vec<(Vec3, Vec3)>,
 }
 
 impl Pose {
+    /// The skeleton at `q`.
+    fn new(model: &Model, ws: &mut Workspace, skeleton: &Skeleton, time: f64, q: &[f64]) -> Self {
+        forward_kinematics(model, ws, q);
+        let world = |anchors: &[Anchor]| anchors.iter().map(|a| a.world(ws)).collect::<Vec<_>>();
+        Pose {
+            time,
+            bones: skeleton
+                .bones
+                .iter()
+                .map(|b| Bone {
+                    a: b.a.world(ws),
+                    b: b.b.world(ws),
+                    side: b.side,
+                })
+                .collect(),
+            soles: skeleton
+                .soles
+                .iter()
+                .map(|(side, sole)| (*side, world(sole)))
+                .collect(),
+            joints: world(&skeleton.joints),
+            contacts: world(&skeleton.contacts),
+            root: skeleton.root.world(ws),
+            forces: Vec::new(),
+        }
+    }
+
     fn points(&self) -> impl Iterator<Item = &Vec3> {
         self.bones
             .iter()
@@ -126,108 +152,9 @@ impl Pose {
     }
 }
 
-/// The side of each body: the sign of its origin's y with every joint at zero.
-fn sides(model: &Model, ws: &mut Workspace) -> Vec<Side> {
-    forward_kinematics(model, ws, &vec![0.0; model.dof()]);
-    (0..model.dof())
-        .map(|i| {
-            let y = ws.body_pose(i).translation.y;
-            if y > 1e-4 {
-                Side::Left
-            } else if y < -1e-4 {
-                Side::Right
-            } else {
-                Side::Middle
-            }
-        })
-        .collect()
-}
-
-/// The stick figure at `q` (from the forward kinematics in `ws`): segments from each body's
-/// parent joint origin (the world origin for a body on a fixed base) to its own, and from its
-/// joint origin to its contact points and named frames. A body from which nothing else leaves,
-/// and the root link of a moving base, also get a segment to their centre of mass, so that a
-/// trunk or an end link without a frame is seen.
-fn pose(model: &Model, ws: &mut Workspace, sides: &[Side], time: f64, q: &[f64]) -> Pose {
-    forward_kinematics(model, ws, q);
-    let origin = |i: usize| ws.body_pose(i).translation;
-    let point = |i: usize, offset: &Vec3| ws.body_pose(i).transform_point(offset);
-    // Each segment with the body it leaves from (`None`: the world).
-    let mut bones: Vec<(Option<usize>, Bone)> = Vec::new();
-    let mut joints = Vec::new();
-    for (i, joint) in model.joints().iter().enumerate() {
-        if !joint.is_base {
-            joints.push(origin(i));
-            let a = joint.parent.map_or_else(Vec3::zeros, origin);
-            bones.push((
-                joint.parent,
-                Bone {
-                    a,
-                    b: origin(i),
-                    side: sides[i],
-                },
-            ));
-        }
-    }
-    let mut contacts = Vec::new();
-    let mut soles: Vec<(usize, Vec<Vec3>)> = Vec::new();
-    for c in model.contact_points() {
-        let p = point(c.body, &c.offset);
-        contacts.push(p);
-        let side = sides[c.body];
-        bones.push((
-            Some(c.body),
-            Bone {
-                a: origin(c.body),
-                b: p,
-                side,
-            },
-        ));
-        match soles.iter_mut().find(|(body, _)| *body == c.body) {
-            Some((_, sole)) => sole.push(p),
-            None => soles.push((c.body, vec![p])),
-        }
-    }
-    for f in model.frames() {
-        let p = point(f.body, &f.placement.translation);
-        let side = sides[f.body];
-        bones.push((
-            Some(f.body),
-            Bone {
-                a: origin(f.body),
-                b: p,
-                side,
-            },
-        ));
-    }
-    bones.retain(|(_, b)| (b.a - b.b).norm() > 1e-9);
-    let root_body = model.base().dof().checked_sub(1);
-    for (i, joint) in model.joints().iter().enumerate() {
-        let leaf = !bones.iter().any(|(from, _)| *from == Some(i));
-        let com = point(i, &joint.com);
-        if joint.mass > 0.0 && (leaf || Some(i) == root_body) && (com - origin(i)).norm() > 1e-9 {
-            bones.push((
-                None,
-                Bone {
-                    a: origin(i),
-                    b: com,
-                    side: sides[i],
-                },
-            ));
-        }
-    }
-    Pose {
-        time,
-        bones: bones.into_iter().map(|(_, b)| b).collect(),
-        soles: soles
-            .into_iter()
-            .filter(|(_, sole)| sole.len() > 1)
-            .map(|(body, sole)| (sides[body], sole))
-            .collect(),
-        joints,
-        contacts,
-        root: root_body.map_or_else(Vec3::zeros, origin),
-    }
+fn color(side: Side) -> RGBColor {
+    let (r, g, b) = side.rgb();
+    RGBColor(r, g, b)
 }
 
 /// The poses at `frames` evenly spaced times (the sample nearest each; a sample is used once).
@@ -258,10 +185,10 @@ fn snapshots(model: &Model, samples: &[(f64, Vec<f64>)], frames: usize) -> Vec<P
         .collect();
     picked.dedup();
     let mut ws = Workspace::new(model);
-    let sides = sides(model, &mut ws);
+    let skeleton = Skeleton::new(model, &mut ws);
     picked
         .into_iter()
-        .map(|i| pose(model, &mut ws, &sides, valid[i].0, &valid[i].1))
+        .map(|i| Pose::new(model, &mut ws, &skeleton, valid[i].0, &valid[i].1))
         .filter(|p| p.points().all(|v| v.iter().all(|c| c.abs() <= 1e12)))
         .collect()
 }
@@ -318,13 +245,19 @@ const TITLE_FONT: f64 = 24.0;
 const LABEL_FONT: f64 = 16.0;
 const KEY_FONT: f64 = 15.0;
 
-const PANEL_FILL: RGBColor = RGBColor(250, 250, 250);
+pub(super) const PANEL_FILL: RGBColor = RGBColor(250, 250, 250);
 const PANEL_BORDER: RGBColor = RGBColor(210, 210, 210);
-const GRID: RGBColor = RGBColor(232, 232, 232);
-const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
-const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
+pub(super) const GRID: RGBColor = RGBColor(232, 232, 232);
+pub(super) const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
+pub(super) const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
 const GHOST: RGBColor = RGBColor(205, 205, 205);
-const CONTACT: RGBColor = RGBColor(214, 39, 40);
+pub(super) const CONTACT: RGBColor = RGBColor(214, 39, 40);
+const FORCE: RGBColor = RGBColor(44, 160, 44);
+
+/// The largest force arrow, as a fraction of the robot's size.
+const FORCE_ARROW: f64 = 0.35;
+/// Samples of the terrain profile across a panel.
+const TERRAIN_SAMPLES: usize = 240;
 
 /// Panel arrangement and the common window onto the world.
 #[derive(Clone, Copy, Debug)]
@@ -354,6 +287,9 @@ struct Filmstrip {
     poses: Vec<Pose>,
     views: Vec<View>,
     ground: Option<f64>,
+    terrain: Option<Terrain>,
+    /// Metres of arrow per newton.
+    force_scale: f64,
     layout: Layout,
     time_decimals: usize,
     key: Vec<(KeyMark, String)>,
@@ -377,7 +313,7 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// The 1-2-5 step nearest `x` (by ratio).
-fn nice_step(x: f64) -> f64 {
+pub(super) fn nice_step(x: f64) -> f64 {
     let p = 10f64.powf(x.log10().floor());
     let off = |m: &f64| (m * p / x).ln().abs();
     [1.0, 2.0, 5.0, 10.0]
@@ -388,7 +324,12 @@ fn nice_step(x: f64) -> f64 {
 
 impl Filmstrip {
     fn new(model: &Model, poses: Vec<Pose>, opts: &FilmstripOptions) -> Self {
-        let ground = opts.ground_height.filter(|g| g.is_finite());
+        let ground = opts
+            .terrain
+            .as_ref()
+            .map(|t| t.ground)
+            .or(opts.ground_height)
+            .filter(|g| g.is_finite());
         let all = || poses.iter().flat_map(Pose::points);
         let xs = range(all().map(|p| p.x));
         let ys = range(all().map(|p| p.y));
@@ -421,15 +362,30 @@ impl Filmstrip {
         } else {
             2
         };
+        let largest = poses
+            .iter()
+            .flat_map(|p| p.forces.iter().map(|(_, f)| f.norm()))
+            .fold(0.0, f64::max);
+        let force_scale = if largest > 0.0 {
+            FORCE_ARROW * size / largest
+        } else {
+            0.0
+        };
         let mut key = Vec::new();
         let bones = || poses.iter().flat_map(|p| &p.bones);
         for (side, name) in [(Side::Left, "left"), (Side::Right, "right")] {
             if bones().any(|b| b.side == side) {
-                key.push((KeyMark::Line(side.color()), name.to_string()));
+                key.push((KeyMark::Line(color(side)), name.to_string()));
             }
         }
         if poses.iter().any(|p| !p.contacts.is_empty()) {
             key.push((KeyMark::Dot(CONTACT), "contact point".to_string()));
+        }
+        if largest > 0.0 {
+            key.push((
+                KeyMark::Line(FORCE),
+                format!("contact force (largest {largest:.0} N)"),
+            ));
         }
         if poses.len() > 1 {
             key.push((KeyMark::Line(GHOST), "previous snapshot".to_string()));
@@ -443,6 +399,8 @@ impl Filmstrip {
             poses,
             views,
             ground,
+            terrain: opts.terrain.clone(),
+            force_scale,
             layout,
             time_decimals,
             key,
@@ -556,7 +514,28 @@ impl Filmstrip {
         for gz in grid_lines(v0, v1) {
             world.draw(&PathElement::new(vec![(h0, gz), (h1, gz)], thin(GRID)))?;
         }
-        if let Some(g) = self.ground {
+        if let Some(t) = &self.terrain {
+            // The profile under the robot: along x at its y (side), along y at its x (front).
+            let root = self.poses[pose].root;
+            let profile: Vec<(f64, f64)> = (0..=TERRAIN_SAMPLES)
+                .map(|k| {
+                    let h = h0 + (h1 - h0) * k as f64 / TERRAIN_SAMPLES as f64;
+                    let z = match view {
+                        View::Side => t.height(h, root.y),
+                        View::Front => t.height(root.x, h),
+                    };
+                    (h, z.max(v0))
+                })
+                .collect();
+            let mut area = profile.clone();
+            area.push((h1, v0));
+            area.push((h0, v0));
+            world.draw(&Polygon::new(area, GROUND_FILL.filled()))?;
+            world.draw(&PathElement::new(
+                profile,
+                GROUND_LINE.stroke_width(s.upx(2)),
+            ))?;
+        } else if let Some(g) = self.ground {
             world.draw(&Rectangle::new([(h0, v0), (h1, g)], GROUND_FILL.filled()))?;
             world.draw(&PathElement::new(
                 vec![(h0, g), (h1, g)],
@@ -588,13 +567,13 @@ impl Filmstrip {
         for b in bones {
             world.draw(&PathElement::new(
                 vec![view.project(&b.a), view.project(&b.b)],
-                b.side.color().stroke_width(s.upx(3)),
+                color(b.side).stroke_width(s.upx(3)),
             ))?;
         }
         for (side, sole) in &current.soles {
             world.draw(&PathElement::new(
                 outline(view, sole),
-                side.color().stroke_width(s.upx(2)),
+                color(*side).stroke_width(s.upx(2)),
             ))?;
         }
         for j in &current.joints {
@@ -604,6 +583,26 @@ impl Filmstrip {
         }
         for p in &current.contacts {
             world.draw(&Circle::new(view.project(p), s.px(3), CONTACT.filled()))?;
+        }
+        for (p, f) in &current.forces {
+            let tip = p + f * self.force_scale;
+            let (a, b) = (view.project(p), view.project(&tip));
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            let len = (dx * dx + dy * dy).sqrt();
+            if len < 1e-9 {
+                continue;
+            }
+            let head = (0.25 * len).min(0.02 * self.layout.half.1 * 2.0);
+            let (ux, uy) = (dx / len, dy / len);
+            let barb = |sign: f64| {
+                (
+                    b.0 - head * (ux + sign * 0.5 * uy),
+                    b.1 - head * (uy - sign * 0.5 * ux),
+                )
+            };
+            let stroke = FORCE.stroke_width(s.upx(2));
+            world.draw(&PathElement::new(vec![a, b], stroke))?;
+            world.draw(&PathElement::new(vec![barb(1.0), b, barb(-1.0)], stroke))?;
         }
         world.draw(&Circle::new(
             view.project(&current.root),
@@ -796,6 +795,7 @@ mod tests {
             frames: 5,
             title: "Humanoid".into(),
             ground_height: Some(0.0),
+            ..FilmstripOptions::default()
         };
         let stem = dir.join("knee");
         write_filmstrip(&stem, &model, &samples, &opts).unwrap();

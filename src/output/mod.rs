@@ -1,21 +1,38 @@
-//! Writing results: CSV tables, solve reports, plots and stick-figure filmstrips. Every file is
-//! written to a temporary name and renamed into place.
+//! Writing results: CSV tables, solve and simulation reports, plots, stick-figure filmstrips,
+//! contact schedules, the 3-D viewer page and the side-view animation (and reading a result directory back for
+//! them). Every file is written to a temporary name and renamed into place.
 
+mod animation;
 mod atomic;
 mod figures;
 mod filmstrip;
+mod gait;
 mod plot;
+mod recorded;
+mod result_dir;
+mod scene;
+mod shapes;
+mod simulation_report;
+mod skeleton;
 mod solve_report;
 mod table;
 mod trajectory;
+mod viewer;
+mod views;
 
 pub use atomic::write_atomic;
 pub use figures::{write_simulation_figures, write_solve_figures};
 pub use filmstrip::{FilmstripOptions, write_filmstrip};
+pub use gait::{ContactSchedule, write_contact_schedule};
 pub use plot::{LinePlot, Series, write_line_plot, write_panels};
+pub use recorded::{ContactRecord, RobotRecord, TargetKind, TargetRecord};
+pub use result_dir::{RecordedReport, read_motion, read_report};
+pub use scene::Motion;
+pub use simulation_report::{SimulationReport, write_simulation_report};
 pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};
 pub use table::write_csv;
 pub use trajectory::write_simulation_csv;
+pub use views::{ViewOptions, write_views};
 
 use std::path::PathBuf;
 
@@ -46,4 +63,15 @@ pub enum OutputError {
         /// What went wrong.
         message: String,
     },
+    /// A result file could not be read back (missing, malformed, or not of this robot).
+    #[error("{path}: {message}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The robot of a result could not be loaded (the message names its file).
+    #[error("{0}")]
+    Robot(String),
 }

@@ -1,6 +1,8 @@
 //! The files of a solve: `report.json`, `knots.csv` and `trajectory.csv` (plots and the
-//! filmstrip are added by [`super::write_solve_plots`]).
+//! filmstrip are added by [`super::write_solve_figures`], the viewer and the animation by
+//! [`super::write_views`]).
 
+use super::recorded::{RobotRecord, TargetRecord, targets};
 use super::{OutputError, write_atomic, write_csv};
 use crate::problem::TrajectoryProblem;
 use crate::transcription::{Outcome, Solution};
@@ -21,17 +23,31 @@ struct HistoryRow {
     qp_iterations: usize,
 }
 
+/// The contact part of a report: the contact points and the residuals of the contact
+/// conditions.
+#[derive(Serialize)]
+pub struct ContactReport {
+    /// The contact points.
+    pub points: Vec<String>,
+    /// Residuals of the contact conditions.
+    #[serde(flatten)]
+    pub residuals: crate::transcription::ContactResiduals,
+}
+
 /// The machine-readable summary of a solve.
 #[derive(Serialize)]
 pub struct Report {
+    /// `"solve"`.
+    pub kind: &'static str,
     /// Problem name.
     pub problem: String,
     /// Hash of the problem file and robot.
     pub problem_hash: String,
     /// vito's version.
     pub vito_version: &'static str,
-    /// Robot name.
-    pub robot: String,
+    /// The robot: name, file, base and contact points.
+    #[serde(flatten)]
+    pub robot: RobotRecord,
     /// Degrees of freedom.
     pub dof: usize,
     /// Transcription name.
@@ -72,18 +88,28 @@ pub struct Report {
     pub constraints: usize,
     /// Jacobian structural nonzeros.
     pub jacobian_nonzeros: usize,
+    /// The terrain, for a problem with contact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terrain: Option<crate::contact::Terrain>,
+    /// How well the solution meets the contact conditions (problems with terrain).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contact: Option<ContactReport>,
+    /// The frame-position costs and constraints.
+    pub targets: Vec<TargetRecord>,
     history: Vec<HistoryRow>,
 }
 
 impl Report {
-    /// The report of `outcome` for `prob`.
-    pub fn new(prob: &TrajectoryProblem, outcome: &Outcome) -> Self {
+    /// The report of `outcome` for `prob`, written to `dir` (the robot file is recorded
+    /// relative to it).
+    pub fn new(prob: &TrajectoryProblem, outcome: &Outcome, dir: &Path) -> Self {
         let r = &outcome.result;
         Self {
+            kind: "solve",
             problem: prob.name.clone(),
             problem_hash: prob.hash.clone(),
             vito_version: env!("CARGO_PKG_VERSION"),
-            robot: prob.model.name().to_string(),
+            robot: RobotRecord::new(&prob.model, &prob.robot_file, dir),
             dof: prob.model.dof(),
             transcription: prob.transcription.to_string(),
             stages: prob.stages,
@@ -104,6 +130,14 @@ impl Report {
             variables: outcome.size.variables,
             constraints: outcome.size.constraints,
             jacobian_nonzeros: outcome.size.jacobian_nonzeros,
+            contact: outcome.solution.contact.as_ref().zip(outcome.contact).map(
+                |(c, residuals)| ContactReport {
+                    points: c.names.clone(),
+                    residuals,
+                },
+            ),
+            targets: targets(prob, &outcome.solution.times),
+            terrain: prob.contact.as_ref().map(|c| c.terrain.clone()),
             history: r
                 .history
                 .iter()
@@ -122,7 +156,7 @@ impl Report {
 }
 
 /// `t, q_<joint>…, v_<joint>…, u_<joint>…` at the given times, sampled from the solution's
-/// interpolant.
+/// interpolant, then the contact columns (linear between the points) when there is contact.
 pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
     times
         .iter()
@@ -132,6 +166,9 @@ pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
             row.extend(q);
             row.extend(v);
             row.extend(u);
+            if let Some(c) = &sol.contact {
+                row.extend(c.sample(&sol.times, t));
+            }
             row
         })
         .collect()
@@ -151,6 +188,9 @@ fn header(sol: &Solution) -> Vec<String> {
     h.extend(sol.joint_names.iter().map(|j| format!("q_{j}")));
     h.extend(sol.joint_names.iter().map(|j| format!("v_{j}")));
     h.extend(sol.actuated_names.iter().map(|j| format!("u_{j}")));
+    if let Some(c) = &sol.contact {
+        h.extend(c.header());
+    }
     h
 }
 
@@ -166,7 +206,7 @@ pub fn write_solve_report(
     outcome: &Outcome,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let sol = &outcome.solution;
-    let report = Report::new(prob, outcome);
+    let report = Report::new(prob, outcome, dir);
     let json = serde_json::to_string_pretty(&report).map_err(|e| OutputError::Csv {
         path: dir.join("report.json"),
         message: e.to_string(),
@@ -182,6 +222,9 @@ pub fn write_solve_report(
             row.extend(&sol.q[p]);
             row.extend(&sol.v[p]);
             row.extend(&sol.u[p]);
+            if let Some(c) = &sol.contact {
+                row.extend(c.row(p));
+            }
             row
         })
         .collect();

@@ -5,17 +5,22 @@
 
 mod optimization;
 mod simulation;
+mod terrain;
 
 pub use optimization::{
-    BodyPoint, Costs, FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges,
-    Terminal, TimeSpec, TrajectoryProblem, TranscriptionKind, load_problem,
+    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING, FrameTarget, InitialGuess,
+    PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec, TrajectoryProblem,
+    TranscriptionKind, load_problem,
 };
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,
     load_simulation,
 };
 
-use crate::model::UrdfError;
+use crate::model::{Model, UrdfError};
+use crate::spatial::Vec3;
+use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// An input file that cannot be used.
@@ -78,5 +83,55 @@ pub(crate) fn relative_to(file: &Path, target: &str) -> PathBuf {
         t.to_path_buf()
     } else {
         file.parent().unwrap_or_else(|| Path::new(".")).join(t)
+    }
+}
+
+/// `contact_points: [{name, frame, offset, radius}]`: a contact point declared by the problem.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContactPointFile {
+    name: String,
+    frame: String,
+    #[serde(default)]
+    offset: [f64; 3],
+    #[serde(default)]
+    radius: f64,
+}
+
+/// The model edits a problem or simulation file may ask for, in the order they are applied:
+/// `lock: {joint: value}` (a null value: the default), `uncouple: [mimic joints]` and
+/// `contact_points`.
+pub(crate) struct ModelEdits<'a> {
+    pub lock: &'a BTreeMap<String, Option<f64>>,
+    pub uncouple: &'a [String],
+    pub contact_points: &'a [ContactPointFile],
+}
+
+impl ModelEdits<'_> {
+    /// Applies the edits to `model`; errors name the file `path` and the field.
+    pub fn apply(&self, model: Model, path: &str) -> Result<Model, ProblemError> {
+        let invalid = |field: String, message: String| ProblemError::Invalid {
+            path: path.to_string(),
+            field,
+            message,
+        };
+        let locks: Vec<(String, Option<f64>)> =
+            self.lock.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let mut model = if locks.is_empty() {
+            model
+        } else {
+            model
+                .locked(&locks)
+                .map_err(|m| invalid("lock".into(), m))?
+        };
+        model = model
+            .uncoupled(self.uncouple)
+            .map_err(|m| invalid("uncouple".into(), m))?;
+        for (k, c) in self.contact_points.iter().enumerate() {
+            model = model
+                .with_contact_point(&c.name, &c.frame, Vec3::from(c.offset), c.radius)
+                .map_err(|m| invalid(format!("contact_points[{k}]"), m))?;
+        }
+        Ok(model)
     }
 }

@@ -7,6 +7,9 @@
 //! base: fixed                       # fixed | planar | floating
 //! gravity: [0, 0, -9.81]
 //! actuated: [joint2]                # optional: only these joints have motors
+//! lock: {joint1: 0.3}               # optional: weld joints (null: 0 or mid-range)
+//! uncouple: [finger2]               # optional: mimic joints that move on their own
+//! contact_points: [{name: toe, frame: foot, offset: [0, 0, -0.02], radius: 0.01}]
 //! duration: 3.0                     # horizon T (s)
 //! stages: 30                        # N stages (intervals)
 //! transcription: simpson_vi         # simpson_vi | trapezoid_vi | {galerkin: S} | hermite_simpson
@@ -30,7 +33,9 @@
 //! output: results/pendulum_swingup_2
 //! ```
 
-use super::{ProblemError, read_yaml, relative_to};
+use super::terrain::{TerrainFile, contact_model};
+use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
+use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Mat3, Transform, Vec3};
 use crate::sqp::{QpBackend, Settings};
@@ -241,6 +246,8 @@ pub struct TrajectoryProblem {
     pub hash: String,
     /// The robot (gravity and actuation applied).
     pub model: Model,
+    /// The robot's URDF file (relative to the working directory, as the problem file names it).
+    pub robot_file: PathBuf,
     /// Horizon `T` (s).
     pub duration: f64,
     /// Number of stages `N`.
@@ -271,7 +278,36 @@ pub struct TrajectoryProblem {
     pub initial_guess: InitialGuess,
     /// Output directory.
     pub output: PathBuf,
+    /// Contact with the terrain, if the problem has a `terrain:`.
+    pub contact: Option<ContactModel>,
+    /// How the contact conditions' complementarity is solved.
+    pub complementarity: ComplementarityMethod,
 }
+
+/// How a transcription poses the complementarity of the contact conditions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ComplementarityMethod {
+    /// Each pair goes to the SQP, which relaxes it to `a·b ≤ ε` and drives `ε` to zero.
+    Relaxation,
+    /// Exact ℓ1 penalty: `weight · Σ a·b` (every factor nonnegative) is added to the
+    /// objective, and the pairs are checked after the solve.
+    Penalty(f64),
+    /// Smoothed Fischer–Burmeister equalities `a + b − √(a² + b² + 2μ²) = 0` (so `a, b > 0`,
+    /// `ab = μ²`), solved for `μ` from `start` down to `end`, each solve warm-started from the
+    /// one before.
+    Smoothing {
+        /// The first `μ`.
+        start: f64,
+        /// The last `μ`.
+        end: f64,
+    },
+}
+
+/// Default first and last smoothing of the complementarity (`μ`, in the variables' units).
+pub const DEFAULT_SMOOTHING: (f64, f64) = (1e-2, 1e-7);
+
+/// Default weight of the complementarity penalty.
+pub const DEFAULT_PENALTY_WEIGHT: f64 = 100.0;
 
 /// Command-line values that replace those of the file.
 #[derive(Clone, Debug, Default)]
@@ -293,6 +329,12 @@ struct ProblemFile {
     base: BaseKind,
     gravity: Option<[f64; 3]>,
     actuated: Option<Vec<String>>,
+    #[serde(default)]
+    lock: std::collections::BTreeMap<String, Option<f64>>,
+    #[serde(default)]
+    uncouple: Vec<String>,
+    #[serde(default)]
+    contact_points: Vec<ContactPointFile>,
     duration: f64,
     stages: usize,
     transcription: Option<Value>,
@@ -310,6 +352,18 @@ struct ProblemFile {
     solver: Settings,
     initial_guess: Option<Value>,
     output: Option<String>,
+    terrain: Option<TerrainFile>,
+    contacts: Option<Vec<String>>,
+    complementarity: Option<ComplementarityFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComplementarityFile {
+    method: String,
+    weight: Option<f64>,
+    start: Option<f64>,
+    end: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -739,11 +793,19 @@ pub fn load_problem(
             source,
         })?
         .with_gravity(Vec3::from(gravity));
+    model = ModelEdits {
+        lock: &f.lock,
+        uncouple: &f.uncouple,
+        contact_points: &f.contact_points,
+    }
+    .apply(model, &shown)?;
     if let Some(names) = &f.actuated {
         model = model
             .with_actuated(names)
             .map_err(|m| early("actuated", m))?;
     }
+    // Each coupled follower's input is its coupling's constraint force: free and unbounded.
+    model = model.with_coupling_forces();
     let transcription = match (&overrides.transcription, &f.transcription) {
         (Some(t), _) => *t,
         (None, None) => TranscriptionKind::Variational(2),
@@ -769,6 +831,23 @@ pub fn load_problem(
             ));
         }
     };
+    if transcription == TranscriptionKind::HermiteSimpson && !model.couplings().is_empty() {
+        // Collocation has velocity and acceleration variables of its own that a coupling of
+        // positions does not tie; the variational transcription has none.
+        let followers: Vec<&str> = model
+            .couplings()
+            .iter()
+            .map(|c| model.joint(c.follower).name.as_str())
+            .collect();
+        return Err(early(
+            "transcription",
+            format!(
+                "hermite_simpson does not apply mimic couplings (joints {}); use a variational \
+                 transcription, or list the joints under lock or uncouple",
+                followers.join(", ")
+            ),
+        ));
+    }
     let ctx = Ctx {
         path: &shown,
         model: &model,
@@ -807,7 +886,7 @@ pub fn load_problem(
             &all,
         ),
     )?;
-    let u_bounds = ctx.bounds(
+    let mut u_bounds = ctx.bounds(
         "bounds.u",
         f.bounds.u.as_ref(),
         &actuated,
@@ -833,7 +912,7 @@ pub fn load_problem(
             }
         }
     }
-    let effort = match &f.costs.effort {
+    let mut effort = match &f.costs.effort {
         None => vec![0.0; actuated.len()],
         Some(v) if v.as_f64().is_some() => {
             let w = ctx.nonnegative("costs.effort", ctx.number("costs.effort", v)?)?;
@@ -847,6 +926,14 @@ pub fn load_problem(
             &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
         )?,
     };
+    // A coupled follower's input is a constraint force, not a motor: unbounded and free.
+    for c in model.couplings() {
+        if let Some(k) = actuated.iter().position(|&i| i == c.follower) {
+            u_bounds.lower[k] = f64::NEG_INFINITY;
+            u_bounds.upper[k] = f64::INFINITY;
+            effort[k] = 0.0;
+        }
+    }
     let tracking = match &f.costs.tracking {
         None => None,
         Some(t) => Some((
@@ -883,7 +970,16 @@ pub fn load_problem(
             time,
         });
     }
-    let mut constraints = Vec::new();
+    let mut constraints: Vec<PathConstraint> = model
+        .couplings()
+        .iter()
+        .map(|c| PathConstraint::JointEquality {
+            a: c.follower,
+            b: c.leader,
+            ratio: c.multiplier,
+            offset: c.offset,
+        })
+        .collect();
     for (k, c) in f.constraints.iter().enumerate() {
         let field = format!("constraints[{k}]");
         let kinds = [
@@ -1009,6 +1105,51 @@ pub fn load_problem(
             ));
         }
     };
+    let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
+    let complementarity = match &f.complementarity {
+        None => ComplementarityMethod::Penalty(DEFAULT_PENALTY_WEIGHT),
+        Some(c) => match (c.method.as_str(), c.weight) {
+            (m, _) if m != "smoothing" && (c.start.is_some() || c.end.is_some()) => {
+                return Err(ctx.invalid(
+                    "complementarity",
+                    "start and end apply to method: smoothing only",
+                ));
+            }
+            ("smoothing", None) => {
+                let start = c.start.unwrap_or(DEFAULT_SMOOTHING.0);
+                let end = c.end.unwrap_or(DEFAULT_SMOOTHING.1);
+                if !(end > 0.0 && start >= end && start.is_finite()) {
+                    return Err(ctx.invalid(
+                        "complementarity",
+                        format!("needs 0 < end <= start, got start {start}, end {end}"),
+                    ));
+                }
+                ComplementarityMethod::Smoothing { start, end }
+            }
+            ("relaxation", None) => ComplementarityMethod::Relaxation,
+            ("relaxation" | "smoothing", Some(_)) => {
+                return Err(
+                    ctx.invalid("complementarity.weight", "applies to method: penalty only")
+                );
+            }
+            ("penalty", w) => {
+                let w = w.unwrap_or(DEFAULT_PENALTY_WEIGHT);
+                if !(w > 0.0 && w.is_finite()) {
+                    return Err(ctx.invalid(
+                        "complementarity.weight",
+                        format!("must be a positive number, got {w}"),
+                    ));
+                }
+                ComplementarityMethod::Penalty(w)
+            }
+            (other, _) => {
+                return Err(ctx.invalid(
+                    "complementarity.method",
+                    format!("'{other}' is not a method (penalty, relaxation or smoothing)"),
+                ));
+            }
+        },
+    };
     let yaml = std::fs::read(path).unwrap_or_default();
     let urdf = std::fs::read(&robot_path).unwrap_or_default();
     let output = overrides.output.clone().unwrap_or_else(|| match &f.output {
@@ -1038,7 +1179,10 @@ pub fn load_problem(
         solver,
         initial_guess,
         output,
+        contact,
+        complementarity,
         model,
+        robot_file: robot_path,
     })
 }
 

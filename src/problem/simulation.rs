@@ -5,10 +5,14 @@
 //! robot: ../robots/pendulum12.urdf  # relative to this file
 //! base: fixed                    # fixed | planar | floating
 //! gravity: [0, 0, -9.81]         # optional
+//! lock: {joint3: 0.0}            # optional: weld joints (null: 0 or mid-range)
+//! uncouple: [finger2]            # optional: mimic joints that move on their own
+//! contact_points: [{name: toe, frame: foot, offset: [0, 0, -0.02], radius: 0.01}]
 //! integrator: simpson            # trapezoid | simpson | galerkin:S (S = 1..6)
 //! dt: 0.01                       # time step (s), > 0
 //! duration: 2.0                  # simulated time (s), > 0; rounded up to whole steps
-//! q0: [0.1, -0.2, ...]           # initial configuration, joint order of `vito model`
+//! q0: [0.1, -0.2, ...]           # initial configuration, joint order of `vito model` (mimic
+//!                                # joints at their coupled values: the coupling holds throughout)
 //! v0: [0, 0, ...]                # optional initial velocity (default zero)
 //! torques:                       # optional actuator torques, piecewise in time
 //!   joints: [joint1, joint2]     # default: every actuated joint
@@ -23,7 +27,7 @@
 //! output: results/sim_pendulum12 # optional; default results/<name>
 //! ```
 
-use super::{ProblemError, read_yaml, relative_to};
+use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
 use crate::dynamics::{Workspace, forward_kinematics};
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Transform, Vec3};
@@ -95,6 +99,12 @@ struct SimulationFile {
     base: BaseKind,
     gravity: Option<[f64; 3]>,
     #[serde(default)]
+    lock: std::collections::BTreeMap<String, Option<f64>>,
+    #[serde(default)]
+    uncouple: Vec<String>,
+    #[serde(default)]
+    contact_points: Vec<ContactPointFile>,
+    #[serde(default)]
     integrator: Integrator,
     dt: f64,
     duration: f64,
@@ -106,6 +116,8 @@ struct SimulationFile {
     #[serde(default)]
     newton: NewtonFile,
     output: Option<String>,
+    terrain: Option<super::terrain::TerrainFile>,
+    contacts: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -199,6 +211,8 @@ pub struct SimulationProblem {
     pub name: String,
     /// The robot, with gravity applied.
     pub model: Model,
+    /// The robot's URDF file (relative to the working directory, as the simulation file names it).
+    pub robot_file: PathBuf,
     /// The integrator.
     pub integrator: Integrator,
     /// Step, horizon and Newton settings.
@@ -211,6 +225,8 @@ pub struct SimulationProblem {
     pub torques: Option<TorqueSchedule>,
     /// Holonomic constraints.
     pub constraints: Vec<PointConstraint>,
+    /// Contact with the terrain, if the file has a `terrain:`.
+    pub contact: Option<crate::contact::ContactModel>,
     /// Output directory.
     pub output: PathBuf,
 }
@@ -263,12 +279,19 @@ pub fn load_simulation(
             format!("must be three finite numbers, got {gravity:?}"),
         ));
     }
-    let model = load_urdf(relative_to(path, &f.robot), f.base)
+    let robot_file = relative_to(path, &f.robot);
+    let model = load_urdf(&robot_file, f.base)
         .map_err(|source| ProblemError::Robot {
             path: shown.clone(),
             source,
         })?
         .with_gravity(Vec3::from(gravity));
+    let model = ModelEdits {
+        lock: &f.lock,
+        uncouple: &f.uncouple,
+        contact_points: &f.contact_points,
+    }
+    .apply(model, &shown)?;
     let n = model.dof();
     let dt = overrides.dt.unwrap_or(f.dt);
     if !(dt > 0.0 && dt.is_finite()) {
@@ -314,6 +337,22 @@ pub fn load_simulation(
     check_len("q0", &f.q0)?;
     let v0 = f.v0.clone().unwrap_or_else(|| vec![0.0; n]);
     check_len("v0", &v0)?;
+    for c in model.couplings() {
+        let (f_name, l_name) = (&model.joint(c.follower).name, &model.joint(c.leader).name);
+        let q = c.follower_value(f.q0[c.leader]);
+        let v = c.multiplier * v0[c.leader];
+        for (field, got, want) in [("q0", f.q0[c.follower], q), ("v0", v0[c.follower], v)] {
+            if (got - want).abs() > 1e-9 * want.abs().max(1.0) {
+                return Err(invalid(
+                    &format!("{field}[{}]", c.follower),
+                    format!(
+                        "joint '{f_name}' follows '{l_name}' (q = {} · q_{l_name} + {}), so it                          must be {want}, not {got} (or list it under uncouple)",
+                        c.multiplier, c.offset
+                    ),
+                ));
+            }
+        }
+    }
     if !(f.newton.tolerance > 0.0 && f.newton.tolerance.is_finite()) {
         return Err(invalid(
             "newton.tolerance",
@@ -331,12 +370,23 @@ pub fn load_simulation(
         Some(t) => Some(torque_schedule(&model, t, &invalid)?),
     };
     let constraints = constraints(&model, &f.constraints, &f.q0, &invalid)?;
+    let contact =
+        super::terrain::contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
+    if contact.is_some() && !constraints.is_empty() {
+        return Err(invalid(
+            "constraints",
+            "holonomic constraints cannot be combined with terrain contact in one simulation"
+                .into(),
+        ));
+    }
     let output = overrides.output.clone().unwrap_or_else(|| match &f.output {
         Some(o) => PathBuf::from(o),
         None => PathBuf::from("results").join(&name),
     });
     Ok(SimulationProblem {
+        contact,
         name,
+        robot_file,
         integrator: overrides.integrator.unwrap_or(f.integrator),
         options: SimulationOptions {
             dt,

@@ -4,7 +4,7 @@
 //! knot (the local error, which does not grow with the instability of the motion).
 
 use super::Solution;
-use crate::dynamics::simulate_rk4;
+use crate::dynamics::{Workspace, forward_kinematics, point_jacobian, simulate_rk4_with_loads};
 use crate::model::Model;
 use serde::Serialize;
 
@@ -25,9 +25,56 @@ pub struct Accuracy {
     pub final_q_error: f64,
 }
 
-/// Re-simulates `sol`'s controls (its own interpolant `u(t)`) with RK4 steps of at most
-/// `max_step` and at most a fiftieth of a stage.
+/// The generalized force of a solution's contact forces at time `t` and configuration `q`
+/// (the forces linear in time between the points, acting at the contact points), added to
+/// `tau`.
+struct ContactLoads<'a> {
+    model: &'a Model,
+    sol: &'a Solution,
+    sites: Vec<(usize, crate::spatial::Vec3)>,
+    ws: Workspace,
+    jac: nalgebra::DMatrix<f64>,
+}
+
+impl<'a> ContactLoads<'a> {
+    fn new(model: &'a Model, sol: &'a Solution) -> Self {
+        let sites = sol.contact.as_ref().map_or_else(Vec::new, |c| {
+            c.names
+                .iter()
+                .filter_map(|name| {
+                    let p = model.contact_points().iter().find(|p| &p.name == name)?;
+                    Some((p.body, p.offset))
+                })
+                .collect()
+        });
+        Self {
+            model,
+            sol,
+            sites,
+            ws: Workspace::new(model),
+            jac: nalgebra::DMatrix::zeros(3, model.dof()),
+        }
+    }
+
+    fn add(&mut self, t: f64, q: &[f64], tau: &mut [f64]) {
+        let Some(c) = &self.sol.contact else { return };
+        let values = c.sample(&self.sol.times, t);
+        forward_kinematics(self.model, &mut self.ws, q);
+        // Columns per contact point: fn, f_x, f_y, f_z, gap.
+        for (l, (body, offset)) in self.sites.iter().enumerate() {
+            let f = &values[5 * l + 1..5 * l + 4];
+            point_jacobian(self.model, &self.ws, *body, offset, &mut self.jac);
+            for (j, tj) in tau.iter_mut().enumerate() {
+                *tj += (0..3).map(|d| self.jac[(d, j)] * f[d]).sum::<f64>();
+            }
+        }
+    }
+}
+
+/// Re-simulates `sol`'s controls (its own interpolant `u(t)`) and contact forces (linear
+/// between the points) with RK4 steps of at most `max_step` and at most a fiftieth of a stage.
 pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accuracy {
+    let mut contact = ContactLoads::new(model, sol);
     let knots: Vec<usize> = sol.knot_indices().collect();
     let stages = knots.len().max(2) - 1;
     let t_end = sol.duration();
@@ -50,7 +97,17 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
         let t0 = sol.times[knot];
         let (q0, v0, _) = sol.sample(t0);
         let mut controls = |t: f64, u: &mut [f64]| u.copy_from_slice(&sol.sample(t0 + t).2);
-        let run = simulate_rk4(model, &q0, &v0, &mut controls, h, per_stage, per_stage);
+        let mut loads = |t: f64, q: &[f64], tau: &mut [f64]| contact.add(t0 + t, q, tau);
+        let run = simulate_rk4_with_loads(
+            model,
+            &q0,
+            &v0,
+            &mut controls,
+            &mut loads,
+            h,
+            per_stage,
+            per_stage,
+        );
         if let Some((_, q, v)) = run.last() {
             let (qe, ve, _) = sol.sample(t0 + stage_len);
             acc.local_q_error = acc.local_q_error.max(inf_norm(q, &qe));
@@ -59,11 +116,13 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
     }
     let (q0, v0, _) = sol.sample(0.0);
     let mut controls = |t: f64, u: &mut [f64]| u.copy_from_slice(&sol.sample(t).2);
-    let run = simulate_rk4(
+    let mut loads = |t: f64, q: &[f64], tau: &mut [f64]| contact.add(t, q, tau);
+    let run = simulate_rk4_with_loads(
         model,
         &q0,
         &v0,
         &mut controls,
+        &mut loads,
         h,
         per_stage * stages,
         per_stage,

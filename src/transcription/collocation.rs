@@ -7,27 +7,90 @@
 //! boundary states and the velocity limits are bounds on `q_p` and `v_p`. The objective uses
 //! Simpson's rule on the same points.
 
-use super::common::{
-    Objective, PathRows, Points, check_finite, fd_hessian_block, lower_triangle,
-    write_lower_triangle,
-};
+use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_triangle};
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
+use super::terms::{ForceScratch, Terms, VelocityMap};
 use crate::collocation::{HermiteSimpson, HermiteSimpsonLayout, Var};
-use crate::dynamics::{InverseDynamicsDerivatives, Workspace, inverse_dynamics_derivatives};
+use crate::dynamics::{
+    InverseDynamicsDerivatives, Workspace, forward_kinematics, inverse_dynamics_derivatives,
+    point_force_derivative, point_jacobian,
+};
+use crate::model::Model;
 use crate::problem::TrajectoryProblem;
-use crate::sqp::{EvalError, Nlp};
+use crate::sqp::{Complementarity, EvalError, Nlp};
+use crate::vi::PointLoad;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Per-point buffers for the Hessian of the inverse-dynamics rows.
+/// Per-point buffers for the contact forces in the inverse-dynamics rows and the Hessian.
 struct PointBuffers {
     ws: Workspace,
+    /// The configuration the loads are evaluated at.
+    config: Vec<f64>,
     der: InverseDynamicsDerivatives,
+    fs: ForceScratch,
+    load: LoadTerms,
     state: Vec<f64>,
-    column: Vec<f64>,
+    grad_plus: Vec<f64>,
+    grad_minus: Vec<f64>,
     hess: DMatrix<f64>,
+}
+
+/// The generalized force `Q = Σ_l J_l(q)ᵀ f_l` of the loads at one point and its derivatives.
+struct LoadTerms {
+    q: Vec<f64>,
+    /// `∂Q/∂q` (n×n): the loads' stiffness plus `J_lᵀ ∂f_l/∂q`.
+    dq: DMatrix<f64>,
+    /// `∂Q/∂x_j` for the force variables, column by column.
+    dvars: DMatrix<f64>,
+    jac: DMatrix<f64>,
+    stiffness: DMatrix<f64>,
+}
+
+impl LoadTerms {
+    fn new(n: usize, vars: usize) -> Self {
+        Self {
+            q: vec![0.0; n],
+            dq: DMatrix::zeros(n, n),
+            dvars: DMatrix::zeros(n, vars),
+            jac: DMatrix::zeros(3, n),
+            stiffness: DMatrix::zeros(n, n),
+        }
+    }
+
+    /// Evaluates `Q` and its derivatives from the forces in `fs` at configuration `q`.
+    fn evaluate(
+        &mut self,
+        model: &Model,
+        loads: &[PointLoad],
+        ws: &mut Workspace,
+        q: &[f64],
+        fs: &ForceScratch,
+    ) {
+        forward_kinematics(model, ws, q);
+        self.q.fill(0.0);
+        self.dq.fill(0.0);
+        self.dvars.fill(0.0);
+        for (l, f, dfdq) in fs.each() {
+            let load = &loads[l];
+            point_jacobian(model, ws, load.body, &load.offset, &mut self.jac);
+            point_force_derivative(model, ws, load.body, &load.offset, f, &mut self.stiffness);
+            for j in 0..model.dof() {
+                self.q[j] += (0..3).map(|d| self.jac[(d, j)] * f[d]).sum::<f64>();
+            }
+            self.dq += &self.stiffness;
+            self.dq.gemm_tr(1.0, &self.jac, dfdq, 1.0);
+        }
+        for (c, (l, _, dv)) in fs.variables().enumerate() {
+            let load = &loads[l];
+            point_jacobian(model, ws, load.body, &load.offset, &mut self.jac);
+            for j in 0..model.dof() {
+                self.dvars[(j, c)] = (0..3).map(|d| self.jac[(d, j)] * dv[d]).sum::<f64>();
+            }
+        }
+    }
 }
 
 /// The Hermite–Simpson transcription of a problem as an [`Nlp`].
@@ -36,11 +99,12 @@ pub struct CollocationNlp<'a> {
     hs: HermiteSimpson,
     layout: HermiteSimpsonLayout,
     points: Points,
+    num_vars: usize,
     num_rows: usize,
-    first_path_row: usize,
-    objective: Objective,
-    path: PathRows,
-    path_structure: Vec<(usize, usize)>,
+    terms: Terms<'a>,
+    loads: Vec<PointLoad>,
+    /// Per point, the force variables `(load, variable)`.
+    force_vars: Vec<Vec<(usize, usize)>>,
     buffers: Vec<PointBuffers>,
     start: Vec<f64>,
 }
@@ -75,28 +139,43 @@ impl<'a> CollocationNlp<'a> {
             u: (0..count).map(|p| layout.start(p, Var::U)).collect(),
             final_v: Some(layout.start(count - 1, Var::V)),
         };
-        let first_path_row = hs.num_rows();
-        let path = PathRows::new(prob, &points);
-        let path_structure = path.structure(prob, &points, first_path_row);
+        let velocity = (0..count)
+            .map(|p| VelocityMap::Variables(layout.start(p, Var::V)))
+            .collect();
+        let terms = Terms::new(
+            prob,
+            &points,
+            velocity,
+            layout.num_variables(),
+            hs.num_rows(),
+        );
         let n = model.dof();
-        let buffers = (0..count)
-            .map(|_| PointBuffers {
+        let loads = terms.loads().to_vec();
+        let force_vars: Vec<Vec<(usize, usize)>> =
+            (0..count).map(|p| terms.force_variables(p)).collect();
+        let buffers = force_vars
+            .iter()
+            .map(|vars| PointBuffers {
                 ws: Workspace::new(model),
+                config: vec![0.0; n],
                 der: InverseDynamicsDerivatives::new(model),
+                fs: terms.force_scratch(prob.contact.as_ref()),
+                load: LoadTerms::new(n, vars.len()),
                 state: vec![0.0; 3 * n],
-                column: vec![0.0; 3 * n],
-                hess: DMatrix::zeros(3 * n, 3 * n),
+                grad_plus: vec![0.0; 3 * n + vars.len()],
+                grad_minus: vec![0.0; 3 * n + vars.len()],
+                hess: DMatrix::zeros(3 * n + vars.len(), 3 * n),
             })
             .collect();
         let mut nlp = Self {
-            num_rows: first_path_row + path.len(),
+            num_vars: layout.num_variables() + terms.num_variables(),
+            num_rows: hs.num_rows() + terms.num_rows(),
             prob,
             layout,
             points,
-            first_path_row,
-            objective: Objective::new(model),
-            path,
-            path_structure,
+            terms,
+            loads,
+            force_vars,
             buffers,
             hs,
             start: Vec::new(),
@@ -110,11 +189,11 @@ impl<'a> CollocationNlp<'a> {
         &self.points
     }
 
-    fn starting_point(&self) -> Result<Vec<f64>, String> {
+    fn starting_point(&mut self) -> Result<Vec<f64>, String> {
         let prob = self.prob;
         let l = &self.layout;
         let (q, u) = initial_trajectory(prob, &self.points.times)?;
-        let mut x = vec![0.0; l.num_variables()];
+        let mut x = vec![0.0; self.num_vars];
         let last = l.points() - 1;
         for p in 0..l.points() {
             let (prev, next) = (p.saturating_sub(1), (p + 1).min(last));
@@ -137,7 +216,22 @@ impl<'a> CollocationNlp<'a> {
             x[l.index(0, Var::V, i)] = prob.initial_v.guess(i, x[l.index(0, Var::V, i)]);
             x[l.index(last, Var::V, i)] = prob.final_v.guess(i, x[l.index(last, Var::V, i)]);
         }
+        self.terms.start(&mut x);
         Ok(x)
+    }
+
+    /// Sets the smoothing of the contact complementarity rows (method `smoothing`).
+    pub fn set_smoothing(&mut self, mu: f64) {
+        self.terms.set_smoothing(mu);
+    }
+
+    /// Starts the next solve from `x`.
+    ///
+    /// # Panics
+    /// If `x` does not have one entry per variable.
+    pub fn set_start(&mut self, x: &[f64]) {
+        assert_eq!(x.len(), self.start.len(), "one start value per variable");
+        self.start.copy_from_slice(x);
     }
 
     /// The trajectory at `x`.
@@ -161,39 +255,28 @@ impl<'a> CollocationNlp<'a> {
                 h: self.hs.interval_length(),
                 x: x[..l.end()].to_vec(),
             },
+            contact: self.terms.contact_trajectory(x, self.prob.contact.as_ref()),
         }
     }
 
-    /// `σ∇f(x) + Σ_path λ_r ∇c_r(x)`.
-    fn side_gradient(&mut self, x: &[f64], obj_factor: f64, lambda: &[f64], out: &mut [f64]) {
-        self.objective
-            .evaluate(self.prob, &self.points, x, Some(out));
-        for g in out.iter_mut() {
-            *g *= obj_factor;
-        }
-        let mut vals = vec![0.0; self.path_structure.len()];
-        self.path
-            .jacobian_values(self.prob, &self.points, x, &mut vals);
-        for (&(r, c), v) in self.path_structure.iter().zip(&vals) {
-            out[c] += lambda[r] * v;
-        }
-    }
-
-    /// The side-term curvature block of point `p`: `q_p`, plus `v_p` at the last point (the
-    /// terminal velocity cost).
-    fn side_block(&self, p: usize) -> Vec<usize> {
-        let l = &self.layout;
-        let mut vars: Vec<usize> = (l.start(p, Var::Q)..l.start(p, Var::Q) + l.n()).collect();
-        if p + 1 == l.points() {
-            vars.extend(l.start(p, Var::V)..l.start(p, Var::V) + l.n());
-        }
-        vars
+    /// The loads' generalized force at point `p` of `x`, its configuration replaced by
+    /// `b.config`, with its derivatives, into `b.load`.
+    fn loads_at(
+        terms: &Terms,
+        model: &Model,
+        loads: &[PointLoad],
+        p: usize,
+        x: &[f64],
+        b: &mut PointBuffers,
+    ) {
+        terms.forces(p, x, &b.config, &mut b.fs);
+        b.load.evaluate(model, loads, &mut b.ws, &b.config, &b.fs);
     }
 }
 
 impl Nlp for CollocationNlp<'_> {
     fn num_variables(&self) -> usize {
-        self.layout.num_variables()
+        self.num_vars
     }
 
     fn num_constraints(&self) -> usize {
@@ -230,11 +313,13 @@ impl Nlp for CollocationNlp<'_> {
                 upper[l.index(p, Var::U, c)] = prob.u_bounds.upper[c];
             }
         }
+        self.terms.variable_bounds(lower, upper);
     }
 
     fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
         lower.fill(0.0);
         upper.fill(0.0);
+        self.terms.row_bounds(lower, upper);
     }
 
     fn initial_point(&self, x: &mut [f64]) {
@@ -242,31 +327,95 @@ impl Nlp for CollocationNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        self.objective.value(self.prob, &self.points, x)
+        let f = self.terms.objective(x);
+        if f.is_finite() {
+            Ok(f)
+        } else {
+            Err(EvalError::Failed("non-finite objective".into()))
+        }
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        self.objective.gradient(self.prob, &self.points, x, grad)
+        grad.fill(0.0);
+        self.terms.add_gradient(x, 1.0, grad);
+        check_finite(grad, "objective gradient")
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
-        let (dyn_rows, path_rows) = c.split_at_mut(self.first_path_row);
-        self.hs.residuals(&self.prob.model, x, dyn_rows);
-        self.path.values(self.prob, &self.points, x, path_rows);
+        let first = self.hs.num_rows();
+        self.hs.residuals(&self.prob.model, x, &mut c[..first]);
+        if !self.loads.is_empty() {
+            let n = self.layout.n();
+            let (terms, model, loads, l) =
+                (&self.terms, &self.prob.model, &self.loads, self.layout);
+            self.buffers
+                .par_iter_mut()
+                .zip(c[..l.points() * n].par_chunks_mut(n))
+                .enumerate()
+                .for_each(|(p, (b, rows))| {
+                    b.config
+                        .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + n]);
+                    Self::loads_at(terms, model, loads, p, x, b);
+                    for (r, qi) in rows.iter_mut().zip(&b.load.q) {
+                        *r -= qi;
+                    }
+                });
+        }
+        self.terms.constraints(x, c);
         check_finite(c, "constraint values")
     }
 
     fn jacobian_structure(&self) -> Vec<(usize, usize)> {
         let mut t = self.hs.jacobian_structure();
-        t.extend(self.path_structure.iter().copied());
+        for p in 0..self.layout.points() {
+            t.extend(self.load_structure(p));
+        }
+        t.extend(self.terms.jacobian_structure());
         t
     }
 
     fn jacobian_values(&mut self, x: &[f64], values: &mut [f64]) -> Result<(), EvalError> {
-        let (dyn_vals, path_vals) = values.split_at_mut(self.hs.nnz());
+        let (dyn_vals, rest) = values.split_at_mut(self.hs.nnz());
         self.hs.jacobian_values(&self.prob.model, x, dyn_vals);
-        self.path
-            .jacobian_values(self.prob, &self.points, x, path_vals);
+        let l = self.layout;
+        let n = l.n();
+        let load_len: Vec<usize> = (0..l.points())
+            .map(|p| self.load_structure(p).len())
+            .collect();
+        let total: usize = load_len.iter().sum();
+        let (load_vals, term_vals) = rest.split_at_mut(total);
+        if total > 0 {
+            let mut chunks = Vec::with_capacity(load_len.len());
+            let mut remaining = load_vals;
+            for &len in &load_len {
+                let (head, tail) = remaining.split_at_mut(len);
+                chunks.push(head);
+                remaining = tail;
+            }
+            let (terms, model, loads) = (&self.terms, &self.prob.model, &self.loads);
+            let chains = self.chains();
+            self.buffers
+                .par_iter_mut()
+                .zip(chunks.into_par_iter())
+                .enumerate()
+                .for_each(|(p, (b, out))| {
+                    b.config
+                        .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + n]);
+                    Self::loads_at(terms, model, loads, p, x, b);
+                    let mut idx = 0;
+                    for &(i, j) in &chains {
+                        out[idx] = -b.load.dq[(i, j)];
+                        idx += 1;
+                    }
+                    for c in 0..b.load.dvars.ncols() {
+                        for i in 0..n {
+                            out[idx] = -b.load.dvars[(i, c)];
+                            idx += 1;
+                        }
+                    }
+                });
+        }
+        self.terms.jacobian_values(x, term_vals);
         check_finite(values, "Jacobian values")
     }
 
@@ -275,26 +424,24 @@ impl Nlp for CollocationNlp<'_> {
         let n = l.n();
         let mut t = Vec::new();
         for p in 0..l.points() {
-            // q, v, a of a point are contiguous: one lower-triangular 3n block.
+            // q, v, a of a point are contiguous: one lower-triangular 3n block, then the force
+            // variables against q.
             let first = l.start(p, Var::Q);
             let vars: Vec<usize> = (first..first + 3 * n).collect();
             lower_triangle(&vars, &mut t);
-        }
-        for p in 0..l.points() {
-            for c in 0..l.n_u() {
-                t.push((l.index(p, Var::U, c), l.index(p, Var::U, c)));
+            for &(_, var) in &self.force_vars[p] {
+                t.extend((first..first + n).map(|q| (var, q)));
             }
         }
-        for p in 0..l.points() {
-            lower_triangle(&self.side_block(p), &mut t);
-        }
+        t.extend(self.terms.hessian_structure());
         Some(t)
     }
 
     /// The Hessian of the Lagrangian: each point's inverse-dynamics curvature
-    /// `Σ λ ∇²_{(q,v,a)} RNEA` by central differences of the exact derivatives (torques, springs
-    /// and dampers enter linearly; the defects are linear), the effort term exactly, and the
-    /// costs on `q` and the path constraints by central differences of their exact gradients.
+    /// `Σ λ ∇²_{(q,v,a)} (RNEA − Σ_l J_lᵀ f_l)` by central differences of the exact derivatives
+    /// (torques, springs and dampers enter linearly, the defects are linear, the forces are
+    /// linear in their variables), and the per-point terms by theirs (see
+    /// [`Terms::hessian_values`]).
     fn hessian_values(
         &mut self,
         x: &[f64],
@@ -304,68 +451,141 @@ impl Nlp for CollocationNlp<'_> {
     ) -> Result<(), EvalError> {
         let l = self.layout;
         let n = l.n();
-        let block = 3 * n;
-        let tri = block * (block + 1) / 2;
         let model = &self.prob.model;
-        let (point_values, rest) = values.split_at_mut(l.points() * tri);
+        let (terms, loads) = (&self.terms, &self.loads);
+        let lens: Vec<usize> = self
+            .force_vars
+            .iter()
+            .map(|v| 3 * n * (3 * n + 1) / 2 + v.len() * n)
+            .collect();
+        let total: usize = lens.iter().sum();
+        let (point_values, rest) = values.split_at_mut(total);
+        let mut chunks = Vec::with_capacity(lens.len());
+        let mut remaining = point_values;
+        for &len in &lens {
+            let (head, tail) = remaining.split_at_mut(len);
+            chunks.push(head);
+            remaining = tail;
+        }
         self.buffers
             .par_iter_mut()
-            .zip(point_values.par_chunks_mut(tri))
+            .zip(chunks.into_par_iter())
             .enumerate()
             .for_each(|(p, (b, out))| {
                 b.state
-                    .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + block]);
+                    .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + 3 * n]);
                 let lam = &lambda[p * n..(p + 1) * n];
-                for j in 0..block {
+                let with_loads = !loads.is_empty();
+                for j in 0..3 * n {
                     let x0 = b.state[j];
-                    let h = super::common::FD_STEP * x0.abs().max(1.0);
-                    b.column.fill(0.0);
-                    for (sign, e) in [(1.0, h), (-1.0, -h)] {
-                        b.state[j] = x0 + e;
+                    let h = FD_STEP * x0.abs().max(1.0);
+                    for plus in [true, false] {
+                        b.state[j] = if plus { x0 + h } else { x0 - h };
                         let (q, rest) = b.state.split_at(n);
                         let (v, a) = rest.split_at(n);
                         inverse_dynamics_derivatives(model, &mut b.ws, q, v, a, &mut b.der);
-                        for (c, col) in b.column.iter_mut().enumerate() {
+                        if with_loads && j < n {
+                            b.config.copy_from_slice(q);
+                            Self::loads_at(terms, model, loads, p, x, b);
+                        }
+                        let g = if plus {
+                            &mut b.grad_plus
+                        } else {
+                            &mut b.grad_minus
+                        };
+                        for (c, gc) in g.iter_mut().enumerate().take(3 * n) {
                             let m = match c / n {
                                 0 => &b.der.dtau_dq,
                                 1 => &b.der.dtau_dv,
                                 _ => &b.der.dtau_da,
                             };
-                            let dot: f64 = (0..n).map(|i| m[(i, c % n)] * lam[i]).sum();
-                            *col += sign * dot / (2.0 * h);
+                            *gc = (0..n).map(|i| m[(i, c % n)] * lam[i]).sum();
+                        }
+                        if with_loads && j < n {
+                            for (c, gc) in g.iter_mut().enumerate().take(n) {
+                                *gc -= (0..n).map(|i| b.load.dq[(i, c)] * lam[i]).sum::<f64>();
+                            }
+                            for c in 0..b.load.dvars.ncols() {
+                                g[3 * n + c] =
+                                    -(0..n).map(|i| b.load.dvars[(i, c)] * lam[i]).sum::<f64>();
+                            }
+                        } else {
+                            g[3 * n..].fill(0.0);
                         }
                     }
                     b.state[j] = x0;
-                    for (c, col) in b.column.iter().enumerate() {
-                        b.hess[(c, j)] = *col;
+                    if with_loads && j < n {
+                        b.config.copy_from_slice(&b.state[..n]);
+                        Self::loads_at(terms, model, loads, p, x, b);
+                    }
+                    for c in 0..b.grad_plus.len() {
+                        b.hess[(c, j)] = (b.grad_plus[c] - b.grad_minus[c]) / (2.0 * h);
                     }
                 }
-                write_lower_triangle(&b.hess, out);
+                let tri = 3 * n * (3 * n + 1) / 2;
+                let block = b.hess.view((0, 0), (3 * n, 3 * n)).into_owned();
+                write_lower_triangle(&block, &mut out[..tri]);
+                let mut idx = tri;
+                for f in 3 * n..b.grad_plus.len() {
+                    for j in 0..n {
+                        out[idx] = b.hess[(f, j)];
+                        idx += 1;
+                    }
+                }
             });
-        let mut idx = 0;
-        for p in 0..l.points() {
-            for c in 0..l.n_u() {
-                rest[idx] = obj_factor * 2.0 * self.points.weights[p] * self.prob.costs.effort[c];
-                idx += 1;
-            }
-        }
-        for p in 0..l.points() {
-            let vars = self.side_block(p);
-            let len = vars.len() * (vars.len() + 1) / 2;
-            let mut gradient =
-                |xs: &[f64], g: &mut [f64]| self.side_gradient(xs, obj_factor, lambda, g);
-            fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
-            idx += len;
-        }
+        self.terms.hessian_values(x, obj_factor, lambda, rest);
         check_finite(values, "Hessian values")
     }
 
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {
         let l = &self.layout;
-        Some(
-            (0..l.points())
-                .map(|p| l.start(p, Var::Q)..l.start(p, Var::Q) + l.point_len())
-                .collect(),
-        )
+        let mut groups: Vec<Range<usize>> = (0..l.points())
+            .map(|p| l.start(p, Var::Q)..l.start(p, Var::Q) + l.point_len())
+            .collect();
+        if self.num_vars > l.end() {
+            groups.push(l.end()..self.num_vars);
+        }
+        Some(groups)
+    }
+
+    fn complementarities(&self) -> Vec<Complementarity> {
+        self.terms.complementarities()
+    }
+}
+
+impl CollocationNlp<'_> {
+    /// The joint pairs `(i, j)` on one contact point's path to the root (any contact point):
+    /// where the loads' generalized force depends on the configuration.
+    fn chains(&self) -> Vec<(usize, usize)> {
+        let model = &self.prob.model;
+        let mut pairs = Vec::new();
+        for load in &self.loads {
+            let chain: Vec<usize> = model.ancestors_inclusive(load.body).collect();
+            for &i in &chain {
+                for &j in &chain {
+                    pairs.push((i, j));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    /// Jacobian triplets of the loads in the inverse-dynamics rows of point `p`: the
+    /// configuration pairs of [`Self::chains`], then every row against each force variable.
+    fn load_structure(&self, p: usize) -> Vec<(usize, usize)> {
+        let l = &self.layout;
+        let n = l.n();
+        let mut t = Vec::new();
+        if self.loads.is_empty() {
+            return t;
+        }
+        let q = l.start(p, Var::Q);
+        t.extend(self.chains().into_iter().map(|(i, j)| (p * n + i, q + j)));
+        for &(_, var) in &self.force_vars[p] {
+            t.extend((0..n).map(|i| (p * n + i, var)));
+        }
+        t
     }
 }

@@ -5,14 +5,17 @@
 mod accuracy;
 mod collocation;
 mod common;
+mod contact;
 mod guess;
 mod solution;
 mod solve;
+mod terms;
 mod variational;
 
 pub use accuracy::{Accuracy, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
+pub use contact::{ContactResiduals, ContactTrajectory};
 pub use guess::initial_trajectory;
 pub use solution::{Interpolant, Solution};
 pub use solve::{NlpSize, Outcome, SolveError, solve};

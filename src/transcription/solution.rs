@@ -1,6 +1,7 @@
 //! An optimized trajectory in the transcription's own terms: its control points and its own
 //! interpolant, which samples `q(t)`, `q̇(t)` and `u(t)` at any time.
 
+use super::contact::ContactTrajectory;
 use crate::collocation::{HermiteSimpsonLayout, Var, interpolate};
 use crate::vi::Galerkin;
 
@@ -54,6 +55,8 @@ pub struct Solution {
     pub u: Vec<Vec<f64>>,
     /// The interpolant.
     pub interpolant: Interpolant,
+    /// Contact forces and gaps at the points, when the problem has contact.
+    pub contact: Option<ContactTrajectory>,
 }
 
 impl Solution {

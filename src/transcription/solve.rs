@@ -1,7 +1,8 @@
 //! Solving a problem: transcribe, run the SQP, and read the trajectory back.
 
-use super::{CollocationNlp, Solution, VariationalNlp};
-use crate::problem::{TrajectoryProblem, TranscriptionKind};
+use super::{CollocationNlp, ContactResiduals, Solution, VariationalNlp};
+use crate::problem::{ComplementarityMethod, TrajectoryProblem, TranscriptionKind};
+use crate::sqp::Status;
 use crate::sqp::{LogObserver, Nlp, Solver, SqpError, SqpResult};
 use std::io::Write;
 
@@ -25,6 +26,8 @@ pub struct Outcome {
     pub solution: Solution,
     /// The NLP's size.
     pub size: NlpSize,
+    /// How well the solution meets the contact conditions, when the problem has contact.
+    pub contact: Option<ContactResiduals>,
 }
 
 /// Why a problem could not be solved at all (as opposed to a solve that did not converge,
@@ -55,31 +58,159 @@ fn size_of(nlp: &dyn Nlp) -> NlpSize {
 pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, SolveError> {
     let solver = Solver::new(prob.solver.clone())?;
     let mut observer = LogObserver::new(log, prob.solver.print_level);
-    match prob.transcription {
+    let mut outcome = match prob.transcription {
         TranscriptionKind::Variational(s) => {
             let mut nlp = VariationalNlp::new(prob, s).map_err(SolveError::Transcription)?;
-            run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
+            run(&solver, &mut observer, &mut nlp, prob)
         }
         TranscriptionKind::HermiteSimpson => {
             let mut nlp = CollocationNlp::new(prob).map_err(SolveError::Transcription)?;
-            run(&solver, &mut observer, &mut nlp, |nlp, x| nlp.solution(x))
+            run(&solver, &mut observer, &mut nlp, prob)
         }
+    }?;
+    check_contact(prob, &mut outcome);
+    Ok(outcome)
+}
+
+/// Measures the contact conditions of the solution and keeps `Converged` only when they hold:
+/// every complementarity product within `complementarity_tolerance`, penetration and
+/// friction-cone violation within `constraint_tolerance` (the cone's in units of the force
+/// scale). A converged solve that misses them is `Acceptable` when the acceptable tolerances
+/// hold and `LocallyInfeasible` otherwise: a local solution of the penalized problem that is
+/// not complementary.
+fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
+    let Some(contact) = &outcome.solution.contact else {
+        return;
+    };
+    let s = &prob.solver;
+    let res = contact.residuals(s.constraint_tolerance);
+    outcome.contact = Some(res);
+    let within = |product: f64, violation: f64| {
+        res.largest_complementarity_product <= product
+            && res.deepest_penetration <= violation
+            && res.largest_friction_cone_violation <= violation * contact.force_scale
+    };
+    let r = &mut outcome.result;
+    if r.status != Status::Converged || within(s.complementarity_tolerance, s.constraint_tolerance)
+    {
+        return;
+    }
+    r.status = if within(s.acceptable_tolerance, s.acceptable_constraint_tolerance) {
+        Status::Acceptable
+    } else {
+        Status::LocallyInfeasible
+    };
+    r.message = format!(
+        "the KKT conditions hold but the contact conditions do not: largest complementarity \
+         product {:.1e}, penetration {:.1e} m, friction-cone violation {:.1e} N",
+        res.largest_complementarity_product,
+        res.deepest_penetration,
+        res.largest_friction_cone_violation
+    );
+}
+
+/// A transcription as the solve loop sees it.
+trait Transcription: Nlp {
+    /// The trajectory at `x`.
+    fn solution(&mut self, x: &[f64]) -> Solution;
+    /// Sets the smoothing of the contact complementarity rows.
+    fn set_smoothing(&mut self, mu: f64);
+    /// Starts the next solve from `x`.
+    fn set_start(&mut self, x: &[f64]);
+}
+
+impl Transcription for VariationalNlp<'_> {
+    fn solution(&mut self, x: &[f64]) -> Solution {
+        VariationalNlp::solution(self, x)
+    }
+    fn set_smoothing(&mut self, mu: f64) {
+        VariationalNlp::set_smoothing(self, mu);
+    }
+    fn set_start(&mut self, x: &[f64]) {
+        VariationalNlp::set_start(self, x);
     }
 }
 
-/// Solves a transcribed `nlp` and reads its trajectory back with `solution`.
-fn run<N: Nlp>(
+impl Transcription for CollocationNlp<'_> {
+    fn solution(&mut self, x: &[f64]) -> Solution {
+        CollocationNlp::solution(self, x)
+    }
+    fn set_smoothing(&mut self, mu: f64) {
+        CollocationNlp::set_smoothing(self, mu);
+    }
+    fn set_start(&mut self, x: &[f64]) {
+        CollocationNlp::set_start(self, x);
+    }
+}
+
+/// The smoothing levels of the solves: one solve without smoothing, or `μ` from `start` to
+/// `end` by factors of [`SMOOTHING_DECREASE`].
+fn smoothing_levels(method: ComplementarityMethod) -> Vec<Option<f64>> {
+    match method {
+        ComplementarityMethod::Smoothing { start, end } => {
+            let mut out = Vec::new();
+            let mut mu = start;
+            while mu > end * (1.0 + 1e-9) {
+                out.push(Some(mu));
+                mu *= SMOOTHING_DECREASE;
+            }
+            out.push(Some(end));
+            out
+        }
+        _ => vec![None],
+    }
+}
+
+/// Factor between successive smoothing levels.
+const SMOOTHING_DECREASE: f64 = 0.1;
+
+/// Solves a transcribed `nlp` (once, or along the smoothing levels of its contact
+/// complementarity, each solve started where the last ended; the result then sums their
+/// iterations, times and histories) and reads its trajectory back.
+fn run<N: Transcription>(
     solver: &Solver,
     observer: &mut LogObserver<'_>,
     nlp: &mut N,
-    solution: impl FnOnce(&mut N, &[f64]) -> Solution,
+    prob: &TrajectoryProblem,
 ) -> Result<Outcome, SolveError> {
     let size = size_of(nlp);
-    let result = solver.solve_with_observer(nlp, observer)?;
-    let solution = solution(nlp, &result.x);
+    let mut total: Option<SqpResult> = None;
+    for level in smoothing_levels(prob.complementarity) {
+        if let Some(mu) = level {
+            nlp.set_smoothing(mu);
+        }
+        if let Some(prev) = &total {
+            nlp.set_start(&prev.x);
+        }
+        let mut result = solver.solve_with_observer(nlp, observer)?;
+        if let Some(prev) = total.take() {
+            let offset = prev.iterations;
+            for h in &mut result.history {
+                h.iteration += offset;
+            }
+            let mut history = prev.history;
+            history.extend(result.history.into_iter().skip(1));
+            result.history = history;
+            result.iterations += prev.iterations;
+            result.qp_iterations += prev.qp_iterations;
+            result.timing.total += prev.timing.total;
+            result.timing.nlp_evaluation += prev.timing.nlp_evaluation;
+            result.timing.qp += prev.timing.qp;
+        }
+        let stop = !matches!(result.status, Status::Converged | Status::Acceptable);
+        total = Some(result);
+        if stop {
+            break;
+        }
+    }
+    let Some(result) = total else {
+        return Err(SolveError::Transcription("no solve was run".into()));
+    };
+    let solution = nlp.solution(&result.x);
     Ok(Outcome {
         result,
         solution,
         size,
+        contact: None,
     })
 }

@@ -3,34 +3,40 @@
 //! Decision variables, in order: for every control point `g = k·s + α` (`g = 0..sN`) the
 //! configuration `q_g` (n) followed by the torques `u_g` (n_u); then the initial discrete
 //! momentum `p⁰` (n); then, only when the boundary velocity is neither fully fixed nor fully
-//! free, the initial velocity `v⁰` (n) and the final velocity `v^N` (n). With a fully actuated
-//! robot and fixed boundary velocities this is Table 1's `(4N+3)n` for the Simpson VI.
+//! free, the initial velocity `v⁰` (n) and the final velocity `v^N` (n); then the per-point
+//! terms' own variables (contact forces). With a fully actuated robot, fixed boundary velocities
+//! and no contact this is Table 1's `(4N+3)n` for the Simpson VI.
 //!
 //! Constraint rows, in order:
 //! 1. the DEL equations 5a–5b of every stage, `s·n` rows per stage; Eq. 5c is substituted into
 //!    the next stage (`p^{k+1}` of stage k enters row `r^{k+1,0}`), so Table 1's `N·n` momentum
-//!    rows of Eq. 5c do not appear: `sNn` rows;
+//!    rows of Eq. 5c do not appear: `sNn` rows. Loads of the per-point terms (contact forces)
+//!    enter the DEL row of their control point, `w^α Δt J(q^{k,α})ᵀ f^{k,α}`, through the
+//!    stage's point loads;
 //! 2. `p⁰ − M(q_0) v⁰ = 0` (n rows) unless the initial velocity is entirely free;
 //! 3. `p^N − M(q_{sN}) v^N = 0` (n rows, `p^N` from Eq. 5c of the last stage) unless the final
 //!    velocity is entirely free;
 //! 4. joint-velocity bounds on the interpolant `q̇^{k,α} = Σ_β b^{αβ} q^{k,β} / Δt` at every
 //!    control point of every stage, for joints with finite velocity limits;
-//! 5. the path constraints of the problem.
+//! 5. the rows of the per-point terms (path constraints, contact conditions).
 //!
-//! The objective uses the Lobatto quadrature of the discrete Lagrangian (Eq. 4). Stage
-//! residuals and linearizations are evaluated in parallel (rayon), each stage with its own
-//! buffers, and the Jacobian values of each stage fill their own contiguous slice.
+//! The objective is the per-point terms' costs on the Lobatto quadrature of the discrete
+//! Lagrangian (Eq. 4). Stage residuals and linearizations are evaluated in parallel (rayon),
+//! each stage with its own buffers, and the Jacobian values of each stage fill their own
+//! contiguous slice.
 
 use super::common::{
-    FD_STEP, Objective, PathRows, Points, check_finite, fd_hessian_block, lower_triangle,
-    write_lower_triangle,
+    FD_STEP, Points, check_finite, fd_hessian_block, lower_triangle, write_lower_triangle,
 };
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
+use super::terms::{ForceScratch, Terms, VelocityMap};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
 use crate::problem::TrajectoryProblem;
-use crate::sqp::{EvalError, Nlp};
-use crate::vi::{Galerkin, Stage, StageJacobian, StageWorkspace, del_residual, linearize};
+use crate::sqp::{Complementarity, EvalError, Nlp};
+use crate::vi::{
+    Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, del_residual, linearize,
+};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -43,22 +49,19 @@ struct StageBuffers {
     u: Vec<f64>,
     r: Vec<f64>,
     p_next: Vec<f64>,
-    /// Multipliers of the rows this stage writes, and the curvature block `Σ λ ∇²_qq`.
+    /// World forces of the loads at each node, `[(α·L + l)·3 + d]`.
+    forces: Vec<f64>,
+    /// `∂f_l/∂q^{k,α}` (3×n) per node and load.
+    force_dq: Vec<Vec<DMatrix<f64>>>,
+    /// `(load, variable, ∂f/∂x)` per node.
+    force_vars: Vec<Vec<(usize, usize, nalgebra::Vector3<f64>)>>,
+    fs: ForceScratch,
+    /// Multipliers of the rows this stage writes.
     lambda: Vec<f64>,
-    column: Vec<f64>,
+    /// The stage's Hessian block over `[q^{k,0..=s}; force variables]`, column by column.
+    grad_plus: Vec<f64>,
+    grad_minus: Vec<f64>,
     hess: DMatrix<f64>,
-}
-
-/// A stage's inputs with `p^k = 0` (the transcription adds `p^k` itself).
-fn stage_input<'a>(dt: f64, zero_p: &'a [f64], q: &'a [f64], u: &'a [f64]) -> Stage<'a> {
-    Stage {
-        dt,
-        p: zero_p,
-        q,
-        u,
-        loads: &[],
-        forces: &[],
-    }
 }
 
 /// Where a boundary momentum row block lives and which velocity it uses.
@@ -83,13 +86,13 @@ pub struct VariationalNlp<'a> {
     last: Option<Boundary>,
     velocity_rows: Vec<(usize, usize, usize)>,
     first_velocity_row: usize,
-    first_path_row: usize,
     num_rows: usize,
+    /// Per stage: the force variables of each node (`(load, variable)`).
+    stage_force_vars: Vec<Vec<Vec<(usize, usize)>>>,
     stage_nnz: Vec<usize>,
     stages: Vec<StageBuffers>,
-    side: Vec<(usize, usize)>,
-    objective: Objective,
-    path: PathRows,
+    loads: Vec<PointLoad>,
+    terms: Terms<'a>,
     ws: Workspace,
     momentum: Vec<f64>,
     dmomentum: DMatrix<f64>,
@@ -164,30 +167,63 @@ impl<'a> VariationalNlp<'a> {
             }
         }
         row += velocity_rows.len();
-        let path = PathRows::new(prob, &points);
-        let first_path_row = row;
-        row += path.len();
+        // Each point's velocity: the slope of its stage's interpolant (the following stage's
+        // at a knot, the last stage's at the end).
+        let velocity = (0..num_points)
+            .map(|g| {
+                let (k, al) = if g == num_points - 1 {
+                    (big_n - 1, s)
+                } else {
+                    (g / s, g % s)
+                };
+                VelocityMap::Combination(
+                    (0..=s)
+                        .map(|be| (points.q[k * s + be], gal.b(al, be) / dt))
+                        .collect(),
+                )
+            })
+            .collect();
+        let terms = Terms::new(prob, &points, velocity, num_vars, row);
+        num_vars += terms.num_variables();
+        row += terms.num_rows();
+        let loads = terms.loads().to_vec();
+        let stage_force_vars: Vec<Vec<Vec<(usize, usize)>>> = (0..big_n)
+            .map(|k| {
+                (0..=s)
+                    .map(|al| terms.force_variables(k * s + al))
+                    .collect()
+            })
+            .collect();
         let stage_nnz = (0..big_n)
             .map(|k| {
-                let blocks = if k + 1 < big_n || last.is_some() {
-                    s + 1
-                } else {
-                    s
-                };
-                blocks * ((s + 1) * n * n + n_u)
+                (0..=s)
+                    .filter(|&al| al < s || k + 1 < big_n || last.is_some())
+                    .map(|al| {
+                        (s + 1) * n * n + model.drives().len() + stage_force_vars[k][al].len() * n
+                    })
+                    .sum()
             })
             .collect();
         let stages = (0..big_n)
-            .map(|_| StageBuffers {
-                ws: StageWorkspace::new(model, &gal),
-                jac: StageJacobian::new(model, &gal, 0),
-                q: vec![0.0; (s + 1) * n],
-                u: vec![0.0; (s + 1) * n_u],
-                r: vec![0.0; s * n],
-                p_next: vec![0.0; n],
-                lambda: vec![0.0; (s + 1) * n],
-                column: vec![0.0; (s + 1) * n],
-                hess: DMatrix::zeros((s + 1) * n, (s + 1) * n),
+            .map(|k| {
+                let force_vars: usize = stage_force_vars[k].iter().map(Vec::len).sum();
+                let width = (s + 1) * n + force_vars;
+                StageBuffers {
+                    ws: StageWorkspace::new(model, &gal),
+                    jac: StageJacobian::new(model, &gal, loads.len()),
+                    q: vec![0.0; (s + 1) * n],
+                    u: vec![0.0; (s + 1) * n_u],
+                    r: vec![0.0; s * n],
+                    p_next: vec![0.0; n],
+                    forces: vec![0.0; (s + 1) * loads.len() * 3],
+                    force_dq: vec![vec![DMatrix::zeros(3, n); loads.len()]; s + 1],
+                    force_vars: vec![Vec::new(); s + 1],
+                    fs: terms.force_scratch(prob.contact.as_ref()),
+                    lambda: vec![0.0; (s + 1) * n],
+                    grad_plus: vec![0.0; width],
+                    grad_minus: vec![0.0; width],
+                    hess: DMatrix::zeros(width, width),
+                }
             })
             .collect();
         let mut nlp = Self {
@@ -203,20 +239,18 @@ impl<'a> VariationalNlp<'a> {
             last,
             velocity_rows,
             first_velocity_row,
-            first_path_row,
             num_rows: row,
+            stage_force_vars,
             stage_nnz,
             stages,
-            side: Vec::new(),
-            objective: Objective::new(model),
-            path,
+            loads,
+            terms,
             ws: Workspace::new(model),
             momentum: vec![0.0; n],
             dmomentum: DMatrix::zeros(n, n),
             mass: DMatrix::zeros(n, n),
             start: Vec::new(),
         };
-        nlp.side = nlp.side_structure();
         nlp.start = nlp.starting_point()?;
         Ok(nlp)
     }
@@ -234,6 +268,20 @@ impl<'a> VariationalNlp<'a> {
     /// Number of stages `N`.
     pub fn stages(&self) -> usize {
         self.prob.stages
+    }
+
+    /// Sets the smoothing of the contact complementarity rows (method `smoothing`).
+    pub fn set_smoothing(&mut self, mu: f64) {
+        self.terms.set_smoothing(mu);
+    }
+
+    /// Starts the next solve from `x`.
+    ///
+    /// # Panics
+    /// If `x` does not have one entry per variable.
+    pub fn set_start(&mut self, x: &[f64]) {
+        assert_eq!(x.len(), self.start.len(), "one start value per variable");
+        self.start.copy_from_slice(x);
     }
 
     /// The trajectory at `x`: control points, the knot velocities `v_k = M(q^k)⁻¹ p^k` of the
@@ -282,9 +330,44 @@ impl<'a> VariationalNlp<'a> {
                 stages: self.prob.stages,
                 knot_velocities,
             },
+            contact: None,
         };
         sol.v = sol.times.iter().map(|&t| sol.sample(t).1).collect();
+        sol.contact = self.terms.contact_trajectory(x, self.prob.contact.as_ref());
         sol
+    }
+
+    /// The contact forces of stage `k`'s nodes at `x` (its configurations in `st.q`), with
+    /// their derivatives, into the stage buffers.
+    fn stage_forces(terms: &Terms, s: usize, k: usize, x: &[f64], st: &mut StageBuffers) {
+        if terms.loads().is_empty() {
+            return;
+        }
+        let n = st.q.len() / (s + 1);
+        for al in 0..=s {
+            Self::node_forces(terms, s, n, k, al, x, st);
+        }
+    }
+
+    /// The forces of node `α` of stage `k`.
+    fn node_forces(
+        terms: &Terms,
+        s: usize,
+        n: usize,
+        k: usize,
+        al: usize,
+        x: &[f64],
+        st: &mut StageBuffers,
+    ) {
+        let nl = terms.loads().len();
+        terms.forces(k * s + al, x, &st.q[al * n..(al + 1) * n], &mut st.fs);
+        for (l, f, dq) in st.fs.each() {
+            let f0 = (al * nl + l) * 3;
+            st.forces[f0..f0 + 3].copy_from_slice(f.as_slice());
+            st.force_dq[al][l].copy_from(dq);
+        }
+        st.force_vars[al].clear();
+        st.force_vars[al].extend(st.fs.variables().map(|(l, v, d)| (l, v, *d)));
     }
 
     /// Algorithm 1 on every stage at `x` (in parallel), leaving `r` and `p^{k+1}` (computed with
@@ -294,10 +377,20 @@ impl<'a> VariationalNlp<'a> {
         let model = &self.prob.model;
         let gal = &self.gal;
         let points = &self.points;
+        let terms = &self.terms;
+        let loads = &self.loads;
         let zero_p = vec![0.0; n];
         self.stages.par_iter_mut().enumerate().for_each(|(k, st)| {
             Self::gather(points, s, n, n_u, k, x, st);
-            let stage = stage_input(dt, &zero_p, &st.q, &st.u);
+            Self::stage_forces(terms, s, k, x, st);
+            let stage = Stage {
+                dt,
+                p: &zero_p,
+                q: &st.q,
+                u: &st.u,
+                loads,
+                forces: &st.forces,
+            };
             del_residual(model, gal, &mut st.ws, &stage, &mut st.r, &mut st.p_next);
         });
     }
@@ -346,6 +439,7 @@ impl<'a> VariationalNlp<'a> {
                 x[iv + i] = prob.final_v.guess(i, 0.0);
             }
         }
+        self.terms.start(&mut x);
         Ok(x)
     }
 
@@ -391,15 +485,23 @@ impl<'a> VariationalNlp<'a> {
         );
     }
 
-    /// Jacobian triplets of every row block after the stages.
+    /// The two boundary row blocks with their fixed velocities and points.
+    fn boundaries(&self) -> [(Option<Boundary>, &'a crate::problem::Ranges, usize, bool); 2] {
+        let prob = self.prob;
+        [
+            (self.initial, &prob.initial_v, 0, true),
+            (self.last, &prob.final_v, self.points.len() - 1, false),
+        ]
+    }
+
+    /// Jacobian triplets of the boundary momentum rows and the velocity rows.
     fn side_structure(&self) -> Vec<(usize, usize)> {
         let (n, s) = (self.n, self.gal.s());
         let mut t = Vec::new();
         for i in 0..n {
             t.push((i, self.p0 + i));
         }
-        let last_point = self.points.len() - 1;
-        for (b, g, with_p) in [(self.initial, 0, true), (self.last, last_point, false)] {
+        for (b, _, g, with_p) in self.boundaries() {
             let Some(b) = b else { continue };
             if with_p {
                 for i in 0..n {
@@ -424,29 +526,20 @@ impl<'a> VariationalNlp<'a> {
                 t.push((self.first_velocity_row + r, self.points.q[k * s + be] + i));
             }
         }
-        t.extend(
-            self.path
-                .structure(self.prob, &self.points, self.first_path_row),
-        );
         t
     }
 
-    /// Jacobian values of every row block after the stages (boundary momenta, velocity rows,
-    /// path constraints), in the order of [`Self::side_structure`].
+    /// Jacobian values of the boundary momentum rows and the velocity rows, in the order of
+    /// [`Self::side_structure`].
     fn side_jacobian_values(&mut self, x: &[f64], rest: &mut [f64]) {
         let (n, s, dt) = (self.n, self.gal.s(), self.dt);
-        let prob = self.prob;
-        let model = &prob.model;
+        let model = &self.prob.model;
         let mut idx = 0;
         for _ in 0..n {
             rest[idx] = 1.0;
             idx += 1;
         }
-        let last_point = self.points.len() - 1;
-        for (b, fixed, g, with_p) in [
-            (self.initial, &prob.initial_v, 0, true),
-            (self.last, &prob.final_v, last_point, false),
-        ] {
+        for (b, fixed, g, with_p) in self.boundaries() {
             let Some(b) = b else { continue };
             if with_p {
                 for _ in 0..n {
@@ -478,38 +571,44 @@ impl<'a> VariationalNlp<'a> {
                 idx += 1;
             }
         }
-        self.path
-            .jacobian_values(prob, &self.points, x, &mut rest[idx..]);
     }
 
-    /// The variables of point `p` whose curvature the side terms carry: `q_p`, and the boundary
-    /// velocity variables at the first and last points.
-    fn side_block(&self, p: usize) -> Vec<usize> {
-        let mut vars: Vec<usize> = (self.points.q[p]..self.points.q[p] + self.n).collect();
-        let boundary = if p == 0 {
-            self.initial
-        } else if p + 1 == self.points.len() {
-            self.last
-        } else {
-            None
-        };
-        if let Some(Boundary { v: Some(iv), .. }) = boundary {
+    /// The variables of a boundary row block's curvature: `q` of its point and its velocity
+    /// variables.
+    fn boundary_block(&self, b: &Boundary, g: usize) -> Vec<usize> {
+        let mut vars: Vec<usize> = (self.points.q[g]..self.points.q[g] + self.n).collect();
+        if let Some(iv) = b.v {
             vars.extend(iv..iv + self.n);
         }
         vars
     }
 
-    /// `σ∇f(x) + Σ_side λ_r ∇c_r(x)` over every row block after the stages.
-    fn side_gradient(&mut self, x: &[f64], obj_factor: f64, lambda: &[f64], out: &mut [f64]) {
-        self.objective
-            .evaluate(self.prob, &self.points, x, Some(out));
-        for g in out.iter_mut() {
-            *g *= obj_factor;
+    /// `Σ_r λ_r ∇c_r(x)` over one boundary row block (`−M(q)v` is its only nonlinear part).
+    fn boundary_gradient(
+        &mut self,
+        b: &Boundary,
+        fixed: &crate::problem::Ranges,
+        g: usize,
+        lambda: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) {
+        let n = self.n;
+        out.fill(0.0);
+        self.boundary_momentum(b, fixed, g, x);
+        for j in 0..n {
+            let col: f64 = (0..n)
+                .map(|i| lambda[b.row + i] * self.dmomentum[(i, j)])
+                .sum();
+            out[self.points.q[g] + j] -= col;
         }
-        let mut vals = vec![0.0; self.side.len()];
-        self.side_jacobian_values(x, &mut vals);
-        for (&(r, c), v) in self.side.iter().zip(&vals) {
-            out[c] += lambda[r] * v;
+        if let Some(iv) = b.v {
+            let q = &x[self.points.q[g]..self.points.q[g] + n];
+            mass_matrix(&self.prob.model, &mut self.ws, q, &mut self.mass);
+            for j in 0..n {
+                let col: f64 = (0..n).map(|i| lambda[b.row + i] * self.mass[(i, j)]).sum();
+                out[iv + j] -= col;
+            }
         }
     }
 }
@@ -554,6 +653,7 @@ impl Nlp for VariationalNlp<'_> {
                 upper[iv..iv + n].copy_from_slice(&r.upper);
             }
         }
+        self.terms.variable_bounds(lower, upper);
     }
 
     fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
@@ -563,6 +663,7 @@ impl Nlp for VariationalNlp<'_> {
             lower[self.first_velocity_row + r] = self.prob.v_bounds.lower[i];
             upper[self.first_velocity_row + r] = self.prob.v_bounds.upper[i];
         }
+        self.terms.row_bounds(lower, upper);
     }
 
     fn initial_point(&self, x: &mut [f64]) {
@@ -570,11 +671,18 @@ impl Nlp for VariationalNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        self.objective.value(self.prob, &self.points, x)
+        let f = self.terms.objective(x);
+        if f.is_finite() {
+            Ok(f)
+        } else {
+            Err(EvalError::Failed("non-finite objective".into()))
+        }
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        self.objective.gradient(self.prob, &self.points, x, grad)
+        grad.fill(0.0);
+        self.terms.add_gradient(x, 1.0, grad);
+        check_finite(grad, "objective gradient")
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
@@ -597,12 +705,7 @@ impl Nlp for VariationalNlp<'_> {
         for i in 0..n {
             c[i] += x[self.p0 + i];
         }
-        let prob = self.prob;
-        let last_point = self.points.len() - 1;
-        for (b, fixed, g, with_p) in [
-            (self.initial, &prob.initial_v, 0, true),
-            (self.last, &prob.final_v, last_point, false),
-        ] {
+        for (b, fixed, g, with_p) in self.boundaries() {
             let Some(b) = b else { continue };
             self.boundary_momentum(&b, fixed, g, x);
             // Initial rows: p⁰ − M(q_0) v⁰. Final rows: p^N − M(q_sN) v^N, p^N having been
@@ -619,14 +722,13 @@ impl Nlp for VariationalNlp<'_> {
             }
             c[self.first_velocity_row + r] = v / dt;
         }
-        let first = self.first_path_row;
-        self.path.values(prob, &self.points, x, &mut c[first..]);
+        self.terms.constraints(x, c);
         check_finite(c, "constraint values")
     }
 
     fn jacobian_structure(&self) -> Vec<(usize, usize)> {
         let (n, s) = (self.n, self.gal.s());
-        let actuated = self.prob.model.actuated_joints();
+        let drives = self.prob.model.drives();
         let mut t = Vec::new();
         for k in 0..self.prob.stages {
             for al in 0..=s {
@@ -641,12 +743,18 @@ impl Nlp for VariationalNlp<'_> {
                         }
                     }
                 }
-                for (c, &i) in actuated.iter().enumerate() {
-                    t.push((row + i, self.points.u[k * s + al] + c));
+                for d in &drives {
+                    t.push((row + d.joint, self.points.u[k * s + al] + d.column));
+                }
+                for &(_, var) in &self.stage_force_vars[k][al] {
+                    for i in 0..n {
+                        t.push((row + i, var));
+                    }
                 }
             }
         }
         t.extend(self.side_structure());
+        t.extend(self.terms.jacobian_structure());
         t
     }
 
@@ -655,7 +763,10 @@ impl Nlp for VariationalNlp<'_> {
         let model = &self.prob.model;
         let gal = &self.gal;
         let points = &self.points;
-        let actuated = model.actuated_joints();
+        let terms = &self.terms;
+        let loads = &self.loads;
+        let nl = loads.len();
+        let drives = model.drives();
         let total: usize = self.stage_nnz.iter().sum();
         let (stage_values, rest) = values.split_at_mut(total);
         let mut chunks = Vec::with_capacity(self.stage_nnz.len());
@@ -666,32 +777,64 @@ impl Nlp for VariationalNlp<'_> {
             remaining = tail;
         }
         let zero_p = vec![0.0; n];
+        let big_n = self.prob.stages;
+        let has_last = self.last.is_some();
         self.stages
             .par_iter_mut()
             .zip(chunks.into_par_iter())
             .enumerate()
             .for_each(|(k, (st, out))| {
                 Self::gather(points, s, n, n_u, k, x, st);
-                let stage = stage_input(dt, &zero_p, &st.q, &st.u);
+                Self::stage_forces(terms, s, k, x, st);
+                let stage = Stage {
+                    dt,
+                    p: &zero_p,
+                    q: &st.q,
+                    u: &st.u,
+                    loads,
+                    forces: &st.forces,
+                };
                 linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
-                let blocks = out.len() / ((s + 1) * n * n + n_u);
                 let mut idx = 0;
-                for al in 0..blocks {
+                for al in 0..=s {
+                    if al == s && k + 1 == big_n && !has_last {
+                        continue;
+                    }
                     for ga in 0..=s {
                         for j in 0..n {
                             for i in 0..n {
-                                out[idx] = st.jac.dq[(al * n + i, ga * n + j)];
+                                let mut v = st.jac.dq[(al * n + i, ga * n + j)];
+                                if ga == al {
+                                    for l in 0..nl {
+                                        for d in 0..3 {
+                                            v += st.jac.dforce[(al * n + i, (al * nl + l) * 3 + d)]
+                                                * st.force_dq[al][l][(d, j)];
+                                        }
+                                    }
+                                }
+                                out[idx] = v;
                                 idx += 1;
                             }
                         }
                     }
-                    for (c, &i) in actuated.iter().enumerate() {
-                        out[idx] = st.jac.du[(al * n + i, al * n_u + c)];
+                    for d in &drives {
+                        out[idx] = st.jac.du[(al * n + d.joint, al * n_u + d.column)];
                         idx += 1;
+                    }
+                    for &(l, _, dv) in &st.force_vars[al] {
+                        for i in 0..n {
+                            out[idx] = (0..3)
+                                .map(|d| st.jac.dforce[(al * n + i, (al * nl + l) * 3 + d)] * dv[d])
+                                .sum();
+                            idx += 1;
+                        }
                     }
                 }
             });
-        self.side_jacobian_values(x, rest);
+        let side = self.side_structure().len();
+        let (side_values, term_values) = rest.split_at_mut(side);
+        self.side_jacobian_values(x, side_values);
+        self.terms.jacobian_values(x, term_values);
         check_finite(values, "Jacobian values")
     }
 
@@ -703,23 +846,27 @@ impl Nlp for VariationalNlp<'_> {
                 .map(|a| self.points.q[k * s + a / n] + a % n)
                 .collect();
             lower_triangle(&vars, &mut t);
-        }
-        for p in 0..self.points.len() {
-            for c in 0..self.n_u {
-                t.push((self.points.u[p] + c, self.points.u[p] + c));
+            for node in &self.stage_force_vars[k] {
+                for &(_, var) in node {
+                    t.extend(vars.iter().map(|&q| (var, q)));
+                }
             }
         }
-        for p in 0..self.points.len() {
-            lower_triangle(&self.side_block(p), &mut t);
+        for (b, _, g, _) in self.boundaries() {
+            if let Some(b) = b {
+                lower_triangle(&self.boundary_block(&b, g), &mut t);
+            }
         }
+        t.extend(self.terms.hessian_structure());
         Some(t)
     }
 
-    /// The Hessian of the Lagrangian: each stage's DEL curvature `Σ λ ∇²_qq r` by central
-    /// differences of its exact linearization (the torques enter linearly, so there is no `u`
-    /// curvature), the effort term exactly, and the remaining terms (costs on `q`, boundary
-    /// momenta, path constraints, all separable by point) by central differences of their
-    /// exact gradients, point by point.
+    /// The Hessian of the Lagrangian: each stage's DEL curvature `Σ λ ∇² r` over its
+    /// configurations and the force variables of its nodes, by central differences of its
+    /// exact linearization in the configurations (the torques and the forces enter linearly, so
+    /// there is no `u` and no force–force curvature); the boundary momentum rows by central
+    /// differences of their exact gradients; the per-point terms by theirs (see
+    /// [`Terms::hessian_values`]).
     fn hessian_values(
         &mut self,
         x: &[f64],
@@ -729,8 +876,6 @@ impl Nlp for VariationalNlp<'_> {
     ) -> Result<(), EvalError> {
         let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
         let big_n = self.prob.stages;
-        let block = (s + 1) * n;
-        let tri = block * (block + 1) / 2;
         let rows: Vec<[Option<usize>; 7]> = (0..big_n)
             .map(|k| {
                 let mut r = [None; 7];
@@ -743,11 +888,29 @@ impl Nlp for VariationalNlp<'_> {
         let model = &self.prob.model;
         let gal = &self.gal;
         let points = &self.points;
+        let terms = &self.terms;
+        let loads = &self.loads;
+        let nl = loads.len();
         let zero_p = vec![0.0; n];
-        let (stage_values, rest) = values.split_at_mut(big_n * tri);
+        let stage_len: Vec<usize> = (0..big_n)
+            .map(|k| {
+                let qn = (s + 1) * n;
+                let f: usize = self.stage_force_vars[k].iter().map(Vec::len).sum();
+                qn * (qn + 1) / 2 + f * qn
+            })
+            .collect();
+        let total: usize = stage_len.iter().sum();
+        let (stage_values, rest) = values.split_at_mut(total);
+        let mut chunks = Vec::with_capacity(big_n);
+        let mut remaining = stage_values;
+        for &len in &stage_len {
+            let (head, tail) = remaining.split_at_mut(len);
+            chunks.push(head);
+            remaining = tail;
+        }
         self.stages
             .par_iter_mut()
-            .zip(stage_values.par_chunks_mut(tri))
+            .zip(chunks.into_par_iter())
             .enumerate()
             .for_each(|(k, (st, out))| {
                 Self::gather(points, s, n, n_u, k, x, st);
@@ -756,48 +919,61 @@ impl Nlp for VariationalNlp<'_> {
                         st.lambda[al * n + i] = row.map_or(0.0, |r| lambda[r + i]);
                     }
                 }
-                for j in 0..block {
+                Self::stage_forces(terms, s, k, x, st);
+                let qn = (s + 1) * n;
+                for j in 0..qn {
                     let q0 = st.q[j];
                     let h = FD_STEP * q0.abs().max(1.0);
-                    st.column.fill(0.0);
-                    for (sign, e) in [(1.0, h), (-1.0, -h)] {
-                        st.q[j] = q0 + e;
-                        let stage = stage_input(dt, &zero_p, &st.q, &st.u);
+                    let node = j / n;
+                    for plus in [true, false] {
+                        st.q[j] = if plus { q0 + h } else { q0 - h };
+                        Self::node_forces(terms, s, n, k, node, x, st);
+                        let stage = Stage {
+                            dt,
+                            p: &zero_p,
+                            q: &st.q,
+                            u: &st.u,
+                            loads,
+                            forces: &st.forces,
+                        };
                         linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
-                        for (c, col) in st.column.iter_mut().enumerate() {
-                            let dot: f64 = st
-                                .jac
-                                .dq
-                                .column(c)
-                                .iter()
-                                .zip(&st.lambda)
-                                .map(|(a, b)| a * b)
-                                .sum();
-                            *col += sign * dot / (2.0 * h);
-                        }
+                        let g = if plus {
+                            &mut st.grad_plus
+                        } else {
+                            &mut st.grad_minus
+                        };
+                        stage_gradient(&st.jac, &st.lambda, &st.force_dq, &st.force_vars, n, nl, g);
                     }
                     st.q[j] = q0;
-                    for (c, col) in st.column.iter().enumerate() {
-                        st.hess[(c, j)] = *col;
+                    Self::node_forces(terms, s, n, k, node, x, st);
+                    for c in 0..st.grad_plus.len() {
+                        st.hess[(c, j)] = (st.grad_plus[c] - st.grad_minus[c]) / (2.0 * h);
                     }
                 }
-                write_lower_triangle(&st.hess, out);
+                let qq = st.hess.view((0, 0), (qn, qn)).into_owned();
+                let tri = qn * (qn + 1) / 2;
+                write_lower_triangle(&qq, &mut out[..tri]);
+                let mut idx = tri;
+                for f in qn..st.grad_plus.len() {
+                    for j in 0..qn {
+                        out[idx] = st.hess[(f, j)];
+                        idx += 1;
+                    }
+                }
             });
         let mut idx = 0;
-        for p in 0..self.points.len() {
-            for c in 0..n_u {
-                rest[idx] = obj_factor * 2.0 * self.points.weights[p] * self.prob.costs.effort[c];
-                idx += 1;
-            }
-        }
-        for p in 0..self.points.len() {
-            let vars = self.side_block(p);
+        for (b, fixed, g, _) in self.boundaries() {
+            let Some(b) = b else { continue };
+            let vars = self.boundary_block(&b, g);
             let len = vars.len() * (vars.len() + 1) / 2;
-            let mut gradient =
-                |xs: &[f64], g: &mut [f64]| self.side_gradient(xs, obj_factor, lambda, g);
+            let mut gradient = |xs: &[f64], out: &mut [f64]| {
+                self.boundary_gradient(&b, fixed, g, lambda, xs, out);
+            };
             fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
             idx += len;
         }
+        self.terms
+            .hessian_values(x, obj_factor, lambda, &mut rest[idx..]);
         check_finite(values, "Hessian values")
     }
 
@@ -809,7 +985,57 @@ impl Nlp for VariationalNlp<'_> {
         for k in 0..self.prob.stages {
             groups.push((k * s + 1) * block..(k * s + s + 1) * block);
         }
-        groups.push(self.p0..self.num_vars);
+        let own = self.num_vars - self.terms.num_variables();
+        groups.push(self.p0..own);
+        if own < self.num_vars {
+            groups.push(own..self.num_vars);
+        }
         Some(groups)
+    }
+
+    fn complementarities(&self) -> Vec<Complementarity> {
+        self.terms.complementarities()
+    }
+}
+
+/// The gradient of `λᵀ r` of a stage over its configurations and its nodes' force variables
+/// (in node order), from its linearization and the forces' derivatives.
+fn stage_gradient(
+    jac: &StageJacobian,
+    lambda: &[f64],
+    force_dq: &[Vec<DMatrix<f64>>],
+    force_vars: &[Vec<(usize, usize, nalgebra::Vector3<f64>)>],
+    n: usize,
+    nl: usize,
+    out: &mut [f64],
+) {
+    let qn = jac.dq.ncols();
+    for (c, o) in out.iter_mut().enumerate().take(qn) {
+        *o = jac
+            .dq
+            .column(c)
+            .iter()
+            .zip(lambda)
+            .map(|(a, b)| a * b)
+            .sum();
+    }
+    let mut idx = qn;
+    for (al, (dq, vars)) in force_dq.iter().zip(force_vars).enumerate() {
+        // μ_{α,l} = J-weighted multipliers of the load forces at node α.
+        let mu = |l: usize, d: usize| -> f64 {
+            (0..n)
+                .map(|i| lambda[al * n + i] * jac.dforce[(al * n + i, (al * nl + l) * 3 + d)])
+                .sum()
+        };
+        for (l, dql) in dq.iter().enumerate() {
+            let m = [mu(l, 0), mu(l, 1), mu(l, 2)];
+            for j in 0..n {
+                out[al * n + j] += (0..3).map(|d| m[d] * dql[(d, j)]).sum::<f64>();
+            }
+        }
+        for &(l, _, dv) in vars {
+            out[idx] = (0..3).map(|d| mu(l, d) * dv[d]).sum();
+            idx += 1;
+        }
     }
 }

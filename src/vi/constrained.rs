@@ -8,13 +8,18 @@
 //! `λ^{k,0..s−1}` (forces at the control points where Eqs. 6a–6b hold) and the equations are
 //! 6a–6b and `h(q^{k,γ}) = 0` for `γ = 1..=s` (Eq. 6d).
 //!
+//! The model's mimic couplings ([`crate::model::Coupling`]) join them as joint couplings
+//! `h = q_a − m q_b − o` with the generalized force `λ (e_a − m e_b)`, which enters the DEL
+//! equations like a joint torque (`w^α Δt` times it in equation α). Both kinds share the
+//! structure below: `B = ∂r/∂λ = w^α Δt ∇h(q^α)ᵀ` and `C = ∇h(q^γ)`.
+//!
 //! [`constrained_newton_direction`] follows §3.3: one O(n) factorization (Algorithm I.2), the
 //! solve `δq_r = −J⁻¹r`, `s·m` more O(n) solves for `W = J⁻¹ B`, then the `s·m × s·m` system
 //! `(C W) δλ = h + C δq_r` and `δq = δq_r − W δλ` — O(mn) + O(m³) per stage.
 
 use super::newton::{SingularJacobian, factor, solve};
 use super::{Galerkin, PointLoad, Stage, StageWorkspace, del::evaluate};
-use crate::model::Model;
+use crate::model::{Coupling, Model};
 use crate::spatial::{Vec3, lower, upper};
 use nalgebra::{DMatrix, DVector};
 
@@ -36,6 +41,8 @@ pub struct PointConstraint {
 #[derive(Clone, Debug)]
 pub struct ConstraintWorkspace {
     constraints: Vec<PointConstraint>,
+    /// The model's mimic couplings: constraints `constraints.len() + k`.
+    couplings: Vec<Coupling>,
     loads: Vec<PointLoad>,
     /// Load index of each constraint's point A (B follows when present).
     first_load: Vec<usize>,
@@ -51,7 +58,7 @@ pub struct ConstraintWorkspace {
 }
 
 impl ConstraintWorkspace {
-    /// Buffers for `constraints` on `model` under `gal`.
+    /// Buffers for `constraints` and the model's mimic couplings on `model` under `gal`.
     pub fn new(model: &Model, gal: &Galerkin, constraints: &[PointConstraint]) -> Self {
         let (n, s) = (model.dof(), gal.s());
         let mut loads = Vec::new();
@@ -63,9 +70,11 @@ impl ConstraintWorkspace {
                 loads.push(b);
             }
         }
-        let m = constraints.len();
+        let couplings = model.couplings().to_vec();
+        let m = constraints.len() + couplings.len();
         Self {
             constraints: constraints.to_vec(),
+            couplings,
             forces: vec![0.0; (s + 1) * loads.len() * 3],
             loads,
             first_load,
@@ -80,14 +89,14 @@ impl ConstraintWorkspace {
         }
     }
 
-    /// Number of scalar constraints `m`.
+    /// Number of scalar constraints `m` (point constraints, then couplings).
     pub fn len(&self) -> usize {
-        self.constraints.len()
+        self.constraints.len() + self.couplings.len()
     }
 
     /// Whether there are no constraints.
     pub fn is_empty(&self) -> bool {
-        self.constraints.is_empty()
+        self.len() == 0
     }
 
     /// The loads through which the constraint forces act.
@@ -98,7 +107,7 @@ impl ConstraintWorkspace {
     /// Sets the load forces from `λ` (`lambda[α·m + c]`, α = 0..s−1; none at α = s), laid out as
     /// [`Stage::forces`].
     fn set_forces(&mut self, s: usize, lambda: &[f64]) {
-        let (m, nl) = (self.constraints.len(), self.loads.len());
+        let (m, nl) = (self.len(), self.loads.len());
         assert_eq!(lambda.len(), s * m, "λ must have s·m entries");
         self.forces.fill(0.0);
         for al in 0..s {
@@ -122,12 +131,60 @@ impl ConstraintWorkspace {
     }
 
     /// Constraint values `h(q^{k,γ})`, γ = 1..=s, into `out[(γ−1)·m + c]`, from the poses of the
-    /// last stage evaluation in `ws`.
-    fn values(&self, ws: &StageWorkspace, out: &mut [f64]) {
-        let (m, s) = (self.constraints.len(), ws.s);
+    /// last stage evaluation in `ws` and the control points `q`.
+    fn values(&self, ws: &StageWorkspace, q: &[f64], out: &mut [f64]) {
+        let (m, s, n, mp) = (self.len(), ws.s, ws.n, self.constraints.len());
         for ga in 1..=s {
             for (c, con) in self.constraints.iter().enumerate() {
                 out[(ga - 1) * m + c] = constraint_value(con, ws, ga);
+            }
+            for (k, cp) in self.couplings.iter().enumerate() {
+                let qa = &q[ga * n..(ga + 1) * n];
+                out[(ga - 1) * m + mp + k] = qa[cp.follower] - cp.follower_value(qa[cp.leader]);
+            }
+        }
+    }
+
+    /// Adds `w^α Δt λ^α (e_a − m e_b)`, the couplings' joint forces, to the DEL residuals.
+    fn add_coupling_forces(
+        &self,
+        gal: &Galerkin,
+        ws: &mut StageWorkspace,
+        dt: f64,
+        lambda: &[f64],
+    ) {
+        let (m, mp) = (self.len(), self.constraints.len());
+        for al in 0..ws.s {
+            let wdt = gal.w(al) * dt;
+            for (k, cp) in self.couplings.iter().enumerate() {
+                let l = lambda[al * m + mp + k];
+                let (ia, ib) = (ws.idx(cp.follower, al), ws.idx(cp.leader, al));
+                ws.r[ia] += wdt * l;
+                ws.r[ib] -= wdt * cp.multiplier * l;
+            }
+        }
+    }
+
+    /// Calls `f(j, ∂h_c/∂q_j)` at control point `al` for constraint `c`.
+    fn gradient(
+        &self,
+        model: &Model,
+        ws: &StageWorkspace,
+        c: usize,
+        al: usize,
+        mut f: impl FnMut(usize, f64),
+    ) {
+        match self.constraints.get(c) {
+            Some(con) => {
+                point_gradient(model, ws, &con.a, &con.direction, al, &mut f);
+                if let Some(b) = con.b {
+                    point_gradient(model, ws, &b, &con.direction, al, |j, g| f(j, -g));
+                }
+            }
+            None => {
+                let cp = &self.couplings[c - self.constraints.len()];
+                f(cp.follower, 1.0);
+                f(cp.leader, -cp.multiplier);
             }
         }
     }
@@ -181,6 +238,7 @@ pub fn constrained_residual(
         ..*stage
     };
     evaluate(model, gal, ws, &st);
+    cws.add_coupling_forces(gal, ws, stage.dt, lambda);
     let n = model.dof();
     let mut rmax: f64 = 0.0;
     for i in 0..n {
@@ -194,7 +252,7 @@ pub fn constrained_residual(
         }
     }
     let mut h = std::mem::take(&mut cws.h);
-    cws.values(ws, &mut h);
+    cws.values(ws, stage.q, &mut h);
     let hmax = h.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     cws.h = h;
     (rmax, hmax)
@@ -228,21 +286,14 @@ pub fn constrained_newton_direction(
     let cw = &mut *cws;
     cw.r.copy_from_slice(&ws.r);
     solve(model, gal, ws, stage.dt, &cw.r, &mut cw.dq_r);
-    // W = J⁻¹ B, column (α, c) from B = ∂r/∂λ = w^α Δt (J_Aᵀe − J_Bᵀe) in the rows of eq. α.
+    // W = J⁻¹ B, column (α, c) from B = ∂r/∂λ = w^α Δt ∇h(q^α)ᵀ in the rows of eq. α.
     for al in 0..s {
         let wdt = gal.w(al) * stage.dt;
         for c in 0..m {
-            let con = cw.constraints[c];
-            cw.rhs.fill(0.0);
-            let rhs = &mut cw.rhs;
-            point_gradient(model, ws, &con.a, &con.direction, al, |j, g| {
-                rhs[j * (s + 1) + al] += wdt * g;
-            });
-            if let Some(b) = con.b {
-                point_gradient(model, ws, &b, &con.direction, al, |j, g| {
-                    rhs[j * (s + 1) + al] -= wdt * g;
-                });
-            }
+            let mut rhs = std::mem::take(&mut cw.rhs);
+            rhs.fill(0.0);
+            cw.gradient(model, ws, c, al, |j, g| rhs[j * (s + 1) + al] += wdt * g);
+            cw.rhs = rhs;
             solve(model, gal, ws, stage.dt, &cw.rhs, &mut cw.col);
             for (k, v) in cw.col.iter().enumerate() {
                 cw.w[(k, al * m + c)] = -v;
@@ -253,13 +304,10 @@ pub fn constrained_newton_direction(
     cw.c.fill(0.0);
     for ga in 1..=s {
         for c in 0..m {
-            let con = cw.constraints[c];
-            cw.grad.fill(0.0);
-            let grad = &mut cw.grad;
-            point_gradient(model, ws, &con.a, &con.direction, ga, |j, g| grad[j] += g);
-            if let Some(b) = con.b {
-                point_gradient(model, ws, &b, &con.direction, ga, |j, g| grad[j] -= g);
-            }
+            let mut grad = std::mem::take(&mut cw.grad);
+            grad.fill(0.0);
+            cw.gradient(model, ws, c, ga, |j, g| grad[j] += g);
+            cw.grad = grad;
             for (j, g) in cw.grad.iter().enumerate() {
                 cw.c[((ga - 1) * m + c, (ga - 1) * n + j)] = *g;
             }

@@ -107,7 +107,6 @@ pub(crate) fn evaluate(model: &Model, gal: &Galerkin, ws: &mut StageWorkspace, s
         }
     }
     for i in 0..n {
-        let act = ws.actuated[i];
         for al in 0..m {
             let k = ws.idx(i, al);
             let wdt = gal.w(al) * dt;
@@ -117,7 +116,10 @@ pub(crate) fn evaluate(model: &Model, gal: &Galerkin, ws: &mut StageWorkspace, s
                 let kb = ws.idx(i, be);
                 r += gal.a(al, be) * ws.sb[kb].dot(&ws.mu[kb]);
             }
-            let u = act.map_or(0.0, |c| stage.u[al * ws.n_u + c]);
+            let u: f64 = ws.drives[i]
+                .iter()
+                .map(|&(c, f)| f * stage.u[al * ws.n_u + c])
+                .sum();
             r += wdt * (u + model.passive_force(i, stage.q[al * n + i], ws.qd[k]));
             if al == 0 {
                 r += stage.p[i];

@@ -47,7 +47,8 @@ pub struct StageJacobian {
     pub value: DVector<f64>,
     /// `∂/∂q^{k,γ}` (column `γ·n + j`, γ = 0..=s).
     pub dq: DMatrix<f64>,
-    /// `∂/∂u^{k,γ}` (column `γ·n_u + c`); block diagonal with `w^α Δt` on the actuated joints.
+    /// `∂/∂u^{k,γ}` (column `γ·n_u + c`); block diagonal with `w^α Δt` times the factors of
+    /// [`Model::drives`](crate::model::Model::drives).
     pub du: DMatrix<f64>,
     /// `∂/∂f^{k,γ}_l` for the load forces (column `(γ·L + l)·3 + d`); block diagonal with
     /// `w^α Δt J_lᵀ`, `J_l` the point Jacobian of load `l`.
@@ -158,11 +159,12 @@ pub fn linearize(
         }
     }
     jac.du.fill(0.0);
-    let act = model.actuated_joints();
     for al in 0..m {
         let wdt = gal.w(al) * dt;
-        for (c, &i) in act.iter().enumerate() {
-            jac.du[(al * n + i, al * act.len() + c)] = wdt;
+        for (i, drives) in ws.drives.iter().enumerate() {
+            for &(c, f) in drives {
+                jac.du[(al * n + i, al * ws.n_u + c)] += wdt * f;
+            }
         }
     }
     jac.dforce.fill(0.0);

@@ -20,6 +20,7 @@
 //! quadrature, `F_d^{k,α} = w^α Δt F(t^{k,α})`.
 
 mod constrained;
+pub mod contact_simulation;
 mod del;
 pub mod galerkin;
 mod linearize;
@@ -85,7 +86,8 @@ impl Stage<'_> {
 pub struct StageWorkspace {
     n: usize,
     s: usize,
-    actuated: Vec<Option<usize>>,
+    /// Per joint, the actuator inputs acting on it with their factors ([`Model::drives`]).
+    drives: Vec<Vec<(usize, f64)>>,
     n_u: usize,
     pub(crate) g: Vec<Transform>,
     pub(crate) sb: Vec<Vec6>,
@@ -108,17 +110,15 @@ impl StageWorkspace {
         let n = model.dof();
         let s = gal.s();
         let m = s + 1;
-        let mut actuated = vec![None; n];
-        let mut n_u = 0;
-        for i in model.actuated_joints() {
-            actuated[i] = Some(n_u);
-            n_u += 1;
+        let mut drives = vec![Vec::new(); n];
+        for d in model.drives() {
+            drives[d.joint].push((d.column, d.factor));
         }
         Self {
             n,
             s,
-            actuated,
-            n_u,
+            drives,
+            n_u: model.actuated_joints().len(),
             g: vec![Transform::identity(); n * m],
             sb: vec![Vec6::zeros(); n * m],
             mb: vec![Mat6::zeros(); n * m],

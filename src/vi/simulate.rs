@@ -52,6 +52,8 @@ pub struct Trajectory {
     pub energy: Vec<f64>,
     /// Newton iterations of each step.
     pub iterations: Vec<usize>,
+    /// Contact forces and gaps at the knots, for a simulation with terrain.
+    pub contact: Option<super::contact_simulation::KnotContacts>,
 }
 
 /// Why a simulation stopped early.

@@ -1,0 +1,39 @@
+//! `vito view RESULT_DIR`: draws `view.html` and `animation.gif` again from a result
+//! directory's `report.json` and `trajectory.csv` (so older results get them too).
+
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vito::model::BaseKind;
+use vito::output::{ViewOptions, write_views};
+
+#[derive(Args, Debug)]
+pub struct ViewArgs {
+    /// A directory written by `vito solve`, `vito simulate` or `vito compare`.
+    dir: PathBuf,
+    /// The robot's URDF, for results whose report does not name it.
+    #[arg(long)]
+    robot: Option<PathBuf>,
+    /// The robot's base: fixed, planar or floating (default: the report's, else fixed).
+    #[arg(long)]
+    base: Option<BaseKind>,
+    /// Where to write the two files (default: the result directory).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
+    let files = write_views(
+        &args.dir,
+        None,
+        &ViewOptions {
+            robot_file: args.robot,
+            base: args.base,
+            output: args.output,
+        },
+    )?;
+    for f in files {
+        println!("{}", f.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

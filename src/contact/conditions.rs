@@ -1,0 +1,261 @@
+//! The complementarity conditions of frictional contact at one sample of a trajectory, the
+//! same for every transcription and for the simulator (Stewart–Trinkle's time-stepping
+//! conditions with maximum dissipation, as Manchester and Kuindersma code them; research notes
+//! §1.2, §1.6).
+//!
+//! Each contact point `l` at a sample with configuration `q` and joint velocity `v` carries the
+//! variables `z_l = (c, ψ, b_1, …, b_D)`, all `≥ 0`: the normal force `c` and the friction
+//! forces `b_j` along the cone's directions `d̂_j` in units of the force scale `σ`, and `ψ`, the
+//! sliding speed (m/s). Its world force is `f_l = σ (c n̂ + Σ_j b_j d̂_j)`. Its rows, all `≥ 0`,
+//! and the pairs they form with the variables:
+//!
+//! ```text
+//! gap      φ(p_l(q)) − radius_l       ⟂ c      no force at a distance, no penetration
+//! cone     μ c − Σ_j b_j              ⟂ ψ      inside the friction pyramid; sliding on its edge
+//! slip_j   ψ + d̂_jᵀ J_l(q) v          ⟂ b_j    friction opposes sliding (maximum dissipation)
+//! ```
+//!
+//! When the point slides, `ψ` is its tangential speed, the friction force lies on the cone's
+//! boundary and opposes the motion; when it sticks, `ψ = 0`, the tangential velocity vanishes
+//! and the force may be anywhere in the cone.
+
+use super::{ContactFrame, Terrain};
+use crate::dynamics::{Workspace, point_jacobian, point_velocity_derivative};
+use crate::model::Model;
+use crate::spatial::Vec3;
+use nalgebra::DMatrix;
+
+/// A point of the robot that can touch the terrain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactSite {
+    /// Name (the model's contact point).
+    pub name: String,
+    /// Body index.
+    pub body: usize,
+    /// Position in the body frame (the sphere's centre).
+    pub offset: Vec3,
+    /// Sphere radius: `φ` is measured from the sphere's surface.
+    pub radius: f64,
+}
+
+/// The contact model of a problem: the terrain, the points that touch it, the friction
+/// pyramid and the force scale.
+#[derive(Clone, Debug)]
+pub struct ContactModel {
+    /// The terrain (and its friction coefficient).
+    pub terrain: Terrain,
+    /// The contact points.
+    pub sites: Vec<ContactSite>,
+    /// Friction directions per point: 2 for planar robots, 4 for spatial ones.
+    pub directions: usize,
+    /// Force scale `σ` (N per unit of `c` and `b_j`).
+    pub force_scale: f64,
+}
+
+/// Index of `c` in a point's variables.
+pub const NORMAL: usize = 0;
+/// Index of `ψ` in a point's variables.
+pub const SLIDING: usize = 1;
+/// Index of the gap row in a point's rows.
+pub const GAP: usize = 0;
+/// Index of the cone row in a point's rows.
+pub const CONE: usize = 1;
+
+impl ContactModel {
+    /// The model of `model`'s contact points `sites` on `terrain`: two friction directions for
+    /// a planar base, four otherwise, and forces in units of the robot's weight shared by its
+    /// contact points.
+    pub fn new(model: &Model, terrain: Terrain, sites: Vec<ContactSite>) -> Self {
+        let directions = if model.base() == crate::model::BaseKind::Planar {
+            2
+        } else {
+            4
+        };
+        let weight = model.total_mass() * model.gravity().norm();
+        let force_scale = if weight > 0.0 && !sites.is_empty() {
+            weight / sites.len() as f64
+        } else {
+            1.0
+        };
+        Self {
+            terrain,
+            sites,
+            directions,
+            force_scale,
+        }
+    }
+
+    /// Variables (and rows) per contact point: `2 + D`.
+    pub fn per_site(&self) -> usize {
+        2 + self.directions
+    }
+
+    /// Index of `b_j` in a point's variables (and of `slip_j` in its rows).
+    pub fn friction(&self, j: usize) -> usize {
+        2 + j
+    }
+
+    /// The complementarity pairs of one point as (row, variable) indices within the point.
+    pub fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut out = vec![(GAP, NORMAL), (CONE, SLIDING)];
+        out.extend((0..self.directions).map(|j| (self.friction(j), self.friction(j))));
+        out
+    }
+
+    /// `∂row/∂z` of one point: constant (`cone`: μ on `c`, −1 on each `b_j`; `slip_j`: 1 on
+    /// `ψ`), as `(row, variable, value)`.
+    pub fn variable_derivatives(&self) -> Vec<(usize, usize, f64)> {
+        let mut out = vec![(CONE, NORMAL, self.terrain.friction)];
+        for j in 0..self.directions {
+            out.push((CONE, self.friction(j), -1.0));
+            out.push((self.friction(j), SLIDING, 1.0));
+        }
+        out
+    }
+}
+
+/// The contact quantities of every point at one sample, with their derivatives; buffers are
+/// allocated once per model.
+#[derive(Clone, Debug)]
+pub struct ContactSample {
+    /// Rows `(gap, cone, slip_1..D)` per point, point after point.
+    pub rows: Vec<f64>,
+    /// `∂rows/∂q` (rows × n).
+    pub rows_dq: DMatrix<f64>,
+    /// `∂rows/∂v` (rows × n).
+    pub rows_dv: DMatrix<f64>,
+    /// World force of each point.
+    pub forces: Vec<Vec3>,
+    /// `∂f_l/∂q` (3×n) of each point.
+    pub forces_dq: Vec<DMatrix<f64>>,
+    /// `∂f_l/∂z_l` (3 × (2 + D)) of each point.
+    pub forces_dz: Vec<DMatrix<f64>>,
+    /// World position of each point (the sphere's centre).
+    pub positions: Vec<Vec3>,
+    /// The contact frame under each point.
+    pub frames: Vec<ContactFrame>,
+    /// Point Jacobians (3×n).
+    pub jacobians: Vec<DMatrix<f64>>,
+    dvel: DMatrix<f64>,
+}
+
+impl ContactSample {
+    /// Buffers for `contact` on `model`.
+    pub fn new(model: &Model, contact: &ContactModel) -> Self {
+        let n = model.dof();
+        let m = contact.sites.len();
+        let rows = m * contact.per_site();
+        let frame = ContactFrame::new(&contact.terrain.distance(&Vec3::zeros()));
+        Self {
+            rows: vec![0.0; rows],
+            rows_dq: DMatrix::zeros(rows, n),
+            rows_dv: DMatrix::zeros(rows, n),
+            forces: vec![Vec3::zeros(); m],
+            forces_dq: vec![DMatrix::zeros(3, n); m],
+            forces_dz: vec![DMatrix::zeros(3, contact.per_site()); m],
+            positions: vec![Vec3::zeros(); m],
+            frames: vec![frame; m],
+            jacobians: vec![DMatrix::zeros(3, n); m],
+            dvel: DMatrix::zeros(3, n),
+        }
+    }
+
+    /// Evaluates every point's rows and force at `(q, v, z)` (`z`: the points' variables, point
+    /// after point), with their derivatives when `derivatives` is set. `ws` must hold the
+    /// forward kinematics of `q`.
+    ///
+    /// # Panics
+    /// If `v` or `z` have the wrong length.
+    pub fn evaluate(
+        &mut self,
+        model: &Model,
+        contact: &ContactModel,
+        ws: &Workspace,
+        v: &[f64],
+        z: &[f64],
+        derivatives: bool,
+    ) {
+        let k = contact.per_site();
+        assert_eq!(
+            z.len(),
+            contact.sites.len() * k,
+            "one variable block per point"
+        );
+        assert_eq!(v.len(), model.dof(), "v must have n entries");
+        let mu = contact.terrain.friction;
+        let sigma = contact.force_scale;
+        for (l, site) in contact.sites.iter().enumerate() {
+            let zl = &z[l * k..(l + 1) * k];
+            let r0 = l * k;
+            let p = ws.body_pose(site.body).transform_point(&site.offset);
+            let dist = contact.terrain.distance(&p);
+            let frame = ContactFrame::new(&dist);
+            point_jacobian(model, ws, site.body, &site.offset, &mut self.jacobians[l]);
+            let jac = &self.jacobians[l];
+            let pdot = times_vector(jac, v);
+            self.rows[r0 + GAP] = dist.value - site.radius;
+            self.rows[r0 + CONE] = mu * zl[NORMAL]
+                - (0..contact.directions)
+                    .map(|j| zl[contact.friction(j)])
+                    .sum::<f64>();
+            let mut force = frame.normal * zl[NORMAL];
+            for j in 0..contact.directions {
+                let (d, _) = frame.direction(j);
+                self.rows[r0 + contact.friction(j)] = zl[SLIDING] + d.dot(&pdot);
+                force += d * zl[contact.friction(j)];
+            }
+            self.forces[l] = force * sigma;
+            self.positions[l] = p;
+            self.frames[l] = frame;
+            if !derivatives {
+                continue;
+            }
+            let n = model.dof();
+            // gap: ∇φᵀ J.
+            for c in 0..n {
+                let col = column(jac, c);
+                self.rows_dq[(r0 + GAP, c)] = dist.gradient.dot(&col);
+                self.rows_dv[(r0 + GAP, c)] = 0.0;
+                self.rows_dq[(r0 + CONE, c)] = 0.0;
+                self.rows_dv[(r0 + CONE, c)] = 0.0;
+            }
+            // slip_j: d̂_jᵀ ∂(Jv)/∂q + ṗᵀ (∂d̂_j/∂p) J, and d̂_jᵀ J along v.
+            point_velocity_derivative(model, ws, site.body, &site.offset, v, &mut self.dvel);
+            let mut dforce_dp = frame.normal_derivative * zl[NORMAL];
+            for j in 0..contact.directions {
+                let (d, dd) = frame.direction(j);
+                let row = r0 + contact.friction(j);
+                let turn = dd.transpose() * pdot;
+                for c in 0..n {
+                    let col = column(jac, c);
+                    self.rows_dq[(row, c)] = d.dot(&column(&self.dvel, c)) + turn.dot(&col);
+                    self.rows_dv[(row, c)] = d.dot(&col);
+                }
+                dforce_dp += dd * zl[contact.friction(j)];
+            }
+            for c in 0..n {
+                let col = dforce_dp * column(jac, c) * sigma;
+                self.forces_dq[l]
+                    .fixed_view_mut::<3, 1>(0, c)
+                    .copy_from(&col);
+            }
+            let fz = &mut self.forces_dz[l];
+            fz.fill(0.0);
+            fz.column_mut(NORMAL).copy_from(&(frame.normal * sigma));
+            for j in 0..contact.directions {
+                let (d, _) = frame.direction(j);
+                fz.column_mut(contact.friction(j)).copy_from(&(d * sigma));
+            }
+        }
+    }
+}
+
+/// Column `c` of a 3×n matrix.
+fn column(m: &DMatrix<f64>, c: usize) -> Vec3 {
+    Vec3::new(m[(0, c)], m[(1, c)], m[(2, c)])
+}
+
+/// `M v` for a 3×n matrix.
+fn times_vector(m: &DMatrix<f64>, v: &[f64]) -> Vec3 {
+    (0..v.len()).map(|c| column(m, c) * v[c]).sum()
+}

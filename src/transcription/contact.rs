@@ -1,0 +1,150 @@
+//! The contact state of an optimized trajectory at its points, and how well it meets the
+//! contact conditions: the largest complementarity product, the deepest penetration and the
+//! largest friction-cone violation.
+
+use crate::contact::{CONE, GAP, NORMAL, Terrain};
+use crate::spatial::Vec3;
+
+/// The contact state at every point of a trajectory: forces, positions, the contact rows
+/// `(gap, cone, slip_1..D)` and variables `(c, ψ, b_1..D)` of each contact point (see
+/// `contact/conditions.rs`).
+#[derive(Clone, Debug)]
+pub struct ContactTrajectory {
+    /// Contact point names.
+    pub names: Vec<String>,
+    /// Force scale `σ` (N per unit of `c`, `b`).
+    pub force_scale: f64,
+    /// Friction directions per point.
+    pub directions: usize,
+    /// Friction coefficient.
+    pub friction: f64,
+    /// The terrain.
+    pub terrain: Terrain,
+    /// `[point][contact]` world force (N).
+    pub forces: Vec<Vec<Vec3>>,
+    /// `[point][contact]` world position of the contact sphere's centre.
+    pub positions: Vec<Vec<Vec3>>,
+    /// `[point][contact·(2+D) + row]`.
+    pub rows: Vec<Vec<f64>>,
+    /// `[point][contact·(2+D) + variable]`.
+    pub variables: Vec<Vec<f64>>,
+}
+
+/// How far a contact trajectory is from meeting the contact conditions exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ContactResiduals {
+    /// Largest product of a complementarity pair, in the transcription's units (gap in m,
+    /// forces in units of the force scale, speeds in m/s).
+    pub largest_complementarity_product: f64,
+    /// Largest `min(a, b)` over the pairs (0 when every pair is complementary).
+    pub complementarity_violation: f64,
+    /// Deepest penetration of a contact sphere into the terrain (m; 0 without penetration).
+    pub deepest_penetration: f64,
+    /// Largest friction-cone violation `|f_t| − μ f_n` (N; 0 inside the pyramid).
+    pub largest_friction_cone_violation: f64,
+    /// Largest force at a contact point that is off the ground by more than the tolerance
+    /// of [`ContactTrajectory::residuals`] (N).
+    pub largest_force_at_a_distance: f64,
+}
+
+impl ContactTrajectory {
+    fn per_site(&self) -> usize {
+        2 + self.directions
+    }
+
+    /// The gap of contact `l` at point `p` (m).
+    pub fn gap(&self, p: usize, l: usize) -> f64 {
+        self.rows[p][l * self.per_site() + GAP]
+    }
+
+    /// The normal force of contact `l` at point `p` (N).
+    pub fn normal_force(&self, p: usize, l: usize) -> f64 {
+        self.force_scale * self.variables[p][l * self.per_site() + NORMAL]
+    }
+
+    /// Whether contact `l` touches the terrain at point `p`: a gap within `tolerance` and a
+    /// normal force above `tolerance` times the force scale.
+    pub fn touches(&self, p: usize, l: usize, tolerance: f64) -> bool {
+        self.gap(p, l) <= tolerance && self.normal_force(p, l) > tolerance * self.force_scale
+    }
+
+    /// The residuals of the contact conditions; `distance` is the gap beyond which a force
+    /// counts as acting at a distance.
+    pub fn residuals(&self, distance: f64) -> ContactResiduals {
+        let k = self.per_site();
+        let pairs: Vec<(usize, usize)> = std::iter::once((GAP, NORMAL))
+            .chain(std::iter::once((CONE, 1)))
+            .chain((0..self.directions).map(|j| (2 + j, 2 + j)))
+            .collect();
+        let mut out = ContactResiduals::default();
+        for (rows, vars) in self.rows.iter().zip(&self.variables) {
+            for l in 0..self.names.len() {
+                for &(r, v) in &pairs {
+                    let (a, b) = (rows[l * k + r], vars[l * k + v]);
+                    out.largest_complementarity_product =
+                        out.largest_complementarity_product.max(a * b);
+                    out.complementarity_violation = out.complementarity_violation.max(a.min(b));
+                }
+                out.deepest_penetration = out.deepest_penetration.max(-rows[l * k + GAP]);
+                let cone = self.force_scale * rows[l * k + CONE];
+                out.largest_friction_cone_violation =
+                    out.largest_friction_cone_violation.max(-cone);
+                if rows[l * k + GAP] > distance {
+                    out.largest_force_at_a_distance = out
+                        .largest_force_at_a_distance
+                        .max(self.force_scale * vars[l * k + NORMAL]);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl ContactTrajectory {
+    /// Column names of the contact values of a row: per contact point `P`, `fn_P` (normal
+    /// force, N), `f_P_x`, `f_P_y`, `f_P_z` (world force, N) and `gap_P` (m).
+    pub fn header(&self) -> Vec<String> {
+        self.names
+            .iter()
+            .flat_map(|name| {
+                [
+                    format!("fn_{name}"),
+                    format!("f_{name}_x"),
+                    format!("f_{name}_y"),
+                    format!("f_{name}_z"),
+                    format!("gap_{name}"),
+                ]
+            })
+            .collect()
+    }
+
+    /// The contact values of point `p` in the order of [`ContactTrajectory::header`].
+    pub fn row(&self, p: usize) -> Vec<f64> {
+        (0..self.names.len())
+            .flat_map(|l| {
+                let f = self.forces[p][l];
+                [self.normal_force(p, l), f.x, f.y, f.z, self.gap(p, l)]
+            })
+            .collect()
+    }
+
+    /// The contact values at time `t`, linear between the points at `times`.
+    pub fn sample(&self, times: &[f64], t: f64) -> Vec<f64> {
+        let last = times.len() - 1;
+        let k = times.partition_point(|&tp| tp <= t).clamp(1, last.max(1));
+        if last == 0 {
+            return self.row(0);
+        }
+        let (t0, t1) = (times[k - 1], times[k]);
+        let w = if t1 > t0 {
+            ((t - t0) / (t1 - t0)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.row(k - 1)
+            .iter()
+            .zip(self.row(k))
+            .map(|(a, b)| a + w * (b - a))
+            .collect()
+    }
+}

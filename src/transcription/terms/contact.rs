@@ -1,0 +1,454 @@
+//! Frictional contact with the terrain at every point (`contact/conditions.rs`): the contact
+//! variables of each contact point as own variables, its gap, cone and slip rows (`≥ 0`), their
+//! complementarity with the variables, and its world force as a load on the robot.
+//!
+//! The force at a point enters the dynamics of that point only (option B of the research
+//! notes, see ARCHITECTURE.md): in the VI the DEL row of the control point, weighted by the
+//! quadrature as `w^α Δt J(q^{k,α})ᵀ f`; in Hermite–Simpson the inverse-dynamics row of the
+//! knot or midpoint.
+
+use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
+use crate::contact::{CONE, ContactModel, GAP, NORMAL, SLIDING};
+use crate::problem::{ComplementarityMethod, TrajectoryProblem};
+use crate::vi::PointLoad;
+
+struct Contact {
+    model: ContactModel,
+    /// The joints on each contact point's path to the root.
+    chains: Vec<Vec<usize>>,
+    /// The union of the chains, sorted.
+    joints: Vec<usize>,
+    method: ComplementarityMethod,
+    /// The current smoothing `μ` of the Fischer–Burmeister rows (method `Smoothing`).
+    smoothing: f64,
+}
+
+/// Adds the contact term when the problem has terrain.
+pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>) {
+    let Some(model) = &prob.contact else {
+        return;
+    };
+    let chains: Vec<Vec<usize>> = model
+        .sites
+        .iter()
+        .map(|s| super::chain(&prob.model, s.body))
+        .collect();
+    let mut joints: Vec<usize> = chains.iter().flatten().copied().collect();
+    joints.sort_unstable();
+    joints.dedup();
+    terms.push(Box::new(Contact {
+        model: model.clone(),
+        chains,
+        joints,
+        method: prob.complementarity,
+        smoothing: match prob.complementarity {
+            ComplementarityMethod::Smoothing { start, .. } => start,
+            _ => 0.0,
+        },
+    }));
+}
+
+impl Contact {
+    fn size(&self) -> usize {
+        self.model.sites.len() * self.model.per_site()
+    }
+
+    fn smoothed(&self) -> bool {
+        matches!(self.method, ComplementarityMethod::Smoothing { .. })
+    }
+
+    /// What row `row` of a point's conditions depends on: `q`, `v`, and its constant
+    /// derivatives along the point's own variables.
+    fn row_uses(&self, row: usize) -> (bool, bool, Vec<(usize, f64)>) {
+        let constant = self
+            .model
+            .variable_derivatives()
+            .into_iter()
+            .filter(|&(r, _, _)| r == row)
+            .map(|(_, v, value)| (v, value))
+            .collect();
+        match row {
+            GAP => (true, false, constant),
+            CONE => (false, false, constant),
+            _ => (true, true, constant),
+        }
+    }
+
+    /// Evaluates the contact conditions at the local values into the scratch.
+    fn sample(&self, local: &Local, scratch: &mut Scratch, derivatives: bool) {
+        if let Some(sample) = scratch.contact.as_mut() {
+            sample.evaluate(
+                local.model,
+                &self.model,
+                &scratch.kin,
+                local.v,
+                local.own,
+                derivatives,
+            );
+        }
+    }
+}
+
+impl PointTerm for Contact {
+    fn variables(&self, _p: &PointInfo) -> usize {
+        self.size()
+    }
+
+    fn variable_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
+        lower.fill(0.0);
+        upper.fill(f64::INFINITY);
+    }
+
+    /// Points touching the ground in the guess carry the weight, shared; the others start with a
+    /// small force. The sliding speed starts at the guess's tangential speed and friction inside
+    /// the cone, so that every pair starts positive (research notes §3, pitfall 4).
+    fn start(&self, _p: &PointInfo, local: &Local, scratch: &mut Scratch, own: &mut [f64]) {
+        let k = self.model.per_site();
+        own.fill(0.0);
+        self.sample(local, scratch, false);
+        let Some(sample) = scratch.contact.as_ref() else {
+            return;
+        };
+        let sites = self.model.sites.len();
+        let touching: Vec<bool> = (0..sites)
+            .map(|l| sample.rows[l * k + GAP] < START_CONTACT_DISTANCE)
+            .collect();
+        let count = touching.iter().filter(|&&t| t).count().max(1);
+        let mu = self.model.terrain.friction;
+        for l in 0..sites {
+            let z = &mut own[l * k..(l + 1) * k];
+            z[NORMAL] = if touching[l] {
+                sites as f64 / count as f64
+            } else {
+                START_FORCE
+            };
+            // slip_j = ψ + d̂_j·ṗ: ψ at least the largest opposing speed keeps every slip row ≥ 0.
+            let slowest = (0..self.model.directions)
+                .map(|j| sample.rows[l * k + self.model.friction(j)])
+                .fold(f64::INFINITY, f64::min);
+            z[SLIDING] = (-slowest).max(0.0) + START_SLIDING;
+            for j in 0..self.model.directions {
+                z[self.model.friction(j)] = mu * z[NORMAL] / (2.0 * self.model.directions as f64);
+            }
+        }
+    }
+
+    /// The conditions' rows (`≥ 0`), and with smoothing one Fischer–Burmeister row (`= 0`) per
+    /// pair after them.
+    fn rows(&self, _p: &PointInfo) -> usize {
+        if self.smoothed() {
+            2 * self.size()
+        } else {
+            self.size()
+        }
+    }
+
+    fn row_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
+        lower.fill(0.0);
+        upper.fill(f64::INFINITY);
+        upper[self.size()..].fill(0.0);
+    }
+
+    fn jacobian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        let k = self.model.per_site();
+        for (l, chain) in self.chains.iter().enumerate() {
+            let r0 = l * k;
+            out.extend(chain.iter().map(|&j| (r0 + GAP, ix.q(j))));
+            for &(row, var, _) in &self.model.variable_derivatives() {
+                out.push((r0 + row, ix.own(l * k + var)));
+            }
+            for j in 0..self.model.directions {
+                let row = r0 + self.model.friction(j);
+                out.extend(chain.iter().map(|&c| (row, ix.q(c))));
+                out.extend(chain.iter().map(|&c| (row, ix.v(c))));
+            }
+        }
+        if self.smoothed() {
+            let size = self.size();
+            for (l, chain) in self.chains.iter().enumerate() {
+                for (row, var) in self.model.pairs() {
+                    let fb = size + l * k + row;
+                    let (uses_q, uses_v, constant) = self.row_uses(row);
+                    if uses_q {
+                        out.extend(chain.iter().map(|&c| (fb, ix.q(c))));
+                    }
+                    if uses_v {
+                        out.extend(chain.iter().map(|&c| (fb, ix.v(c))));
+                    }
+                    out.extend(constant.iter().map(|&(v, _)| (fb, ix.own(l * k + v))));
+                    out.push((fb, ix.own(l * k + var)));
+                }
+            }
+        }
+    }
+
+    fn evaluate(
+        &self,
+        _p: &PointInfo,
+        local: &Local,
+        scratch: &mut Scratch,
+        rows: &mut [f64],
+        jac: Option<&mut [f64]>,
+    ) {
+        self.sample(local, scratch, jac.is_some());
+        let Some(sample) = scratch.contact.as_ref() else {
+            return;
+        };
+        let size = self.size();
+        rows[..size].copy_from_slice(&sample.rows);
+        let k = self.model.per_site();
+        // Fischer–Burmeister rows and their derivatives along a and b.
+        let mut fb_partials = Vec::new();
+        if self.smoothed() {
+            let mu = self.smoothing;
+            for l in 0..self.model.sites.len() {
+                for (row, var) in self.model.pairs() {
+                    let (a, b) = (sample.rows[l * k + row], local.own[l * k + var]);
+                    let r = (a * a + b * b + 2.0 * mu * mu).sqrt();
+                    rows[size + l * k + row] = a + b - r;
+                    fb_partials.push((1.0 - a / r.max(f64::MIN_POSITIVE), 1.0 - b / r.max(f64::MIN_POSITIVE)));
+                }
+            }
+        }
+        let Some(jv) = jac else { return };
+        let constant = self.model.variable_derivatives();
+        let mut e = 0;
+        for (l, chain) in self.chains.iter().enumerate() {
+            let r0 = l * k;
+            for &j in chain {
+                jv[e] = sample.rows_dq[(r0 + GAP, j)];
+                e += 1;
+            }
+            for &(_, _, value) in &constant {
+                jv[e] = value;
+                e += 1;
+            }
+            for d in 0..self.model.directions {
+                let row = r0 + self.model.friction(d);
+                for &c in chain {
+                    jv[e] = sample.rows_dq[(row, c)];
+                    e += 1;
+                }
+                for &c in chain {
+                    jv[e] = sample.rows_dv[(row, c)];
+                    e += 1;
+                }
+            }
+        }
+        if self.smoothed() {
+            let mut pair = 0;
+            for (l, chain) in self.chains.iter().enumerate() {
+                for (row, _) in self.model.pairs() {
+                    let (da, db) = fb_partials[pair];
+                    pair += 1;
+                    let r = l * k + row;
+                    let (uses_q, uses_v, constant) = self.row_uses(row);
+                    if uses_q {
+                        for &c in chain {
+                            jv[e] = da * sample.rows_dq[(r, c)];
+                            e += 1;
+                        }
+                    }
+                    if uses_v {
+                        for &c in chain {
+                            jv[e] = da * sample.rows_dv[(r, c)];
+                            e += 1;
+                        }
+                    }
+                    for &(_, value) in &constant {
+                        jv[e] = da * value;
+                        e += 1;
+                    }
+                    jv[e] = db;
+                    e += 1;
+                }
+            }
+        }
+    }
+
+    fn set_smoothing(&mut self, mu: f64) {
+        self.smoothing = mu;
+    }
+
+    /// With the penalty, `weight · Σ_pairs row · variable` at the point: its gradient is
+    /// `weight (variable ∇row + row e_variable)`.
+    fn cost(
+        &self,
+        p: &PointInfo,
+        ix: &LocalIndex,
+        local: &Local,
+        scratch: &mut Scratch,
+        mut grad: Option<(f64, &mut [f64])>,
+    ) -> f64 {
+        // The sliding speed and the friction forces, lightly: where the conditions leave them
+        // open (ψ in the air; opposite friction directions of a sticking point) this picks the
+        // least, and elsewhere they are fixed by the conditions.
+        let k = self.model.per_site();
+        let mut f_reg = 0.0;
+        for l in 0..self.model.sites.len() {
+            for var in std::iter::once(SLIDING)
+                .chain((0..self.model.directions).map(|j| self.model.friction(j)))
+            {
+                let z = local.own[l * k + var];
+                f_reg += REGULARIZATION * p.weight * z * z;
+                if let Some((s, g)) = grad.as_mut() {
+                    g[ix.own(l * k + var)] += *s * 2.0 * REGULARIZATION * p.weight * z;
+                }
+            }
+        }
+        let ComplementarityMethod::Penalty(weight) = self.method else {
+            return f_reg;
+        };
+        self.sample(local, scratch, grad.is_some());
+        let Some(sample) = scratch.contact.as_ref() else {
+            return f_reg;
+        };
+        let pairs = self.model.pairs();
+        let constant = self.model.variable_derivatives();
+        let mut f = 0.0;
+        for l in 0..self.model.sites.len() {
+            for &(row, var) in &pairs {
+                f += sample.rows[l * k + row] * local.own[l * k + var];
+            }
+        }
+        if let Some((s, g)) = grad {
+            let w = s * weight;
+            for (l, chain) in self.chains.iter().enumerate() {
+                for &(row, var) in &pairs {
+                    let (r, z) = (l * k + row, l * k + var);
+                    let factor = w * local.own[z];
+                    for &j in chain {
+                        g[ix.q(j)] += factor * sample.rows_dq[(r, j)];
+                        g[ix.v(j)] += factor * sample.rows_dv[(r, j)];
+                    }
+                    for &(cr, cv, value) in &constant {
+                        if cr == row {
+                            g[ix.own(l * k + cv)] += factor * value;
+                        }
+                    }
+                    g[ix.own(z)] += w * sample.rows[r];
+                }
+            }
+        }
+        f_reg + weight * f
+    }
+
+    /// The gap rows curve in `q`, the slip rows in `q` and `(q, v)`; the variables enter the
+    /// rows linearly. The penalty adds each pair's variable against its row's arguments.
+    fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        for &a in &self.joints {
+            for &b in &self.joints {
+                if a >= b {
+                    out.push((ix.q(a), ix.q(b)));
+                }
+                out.push((ix.v(a), ix.q(b)));
+            }
+        }
+        let k = self.model.per_site();
+        for l in 0..self.model.sites.len() {
+            for var in std::iter::once(SLIDING)
+                .chain((0..self.model.directions).map(|j| self.model.friction(j)))
+            {
+                let z = ix.own(l * k + var);
+                out.push((z, z));
+            }
+        }
+        if self.smoothed() {
+            for (l, chain) in self.chains.iter().enumerate() {
+                let vars: Vec<usize> = chain
+                    .iter()
+                    .map(|&c| ix.q(c))
+                    .chain(chain.iter().map(|&c| ix.v(c)))
+                    .chain((0..k).map(|v| ix.own(l * k + v)))
+                    .collect();
+                for &a in &vars {
+                    for &b in &vars {
+                        if a >= b {
+                            out.push((a, b));
+                        }
+                    }
+                }
+            }
+        }
+        if let ComplementarityMethod::Penalty(_) = self.method {
+            let constant = self.model.variable_derivatives();
+            for (l, chain) in self.chains.iter().enumerate() {
+                for (row, var) in self.model.pairs() {
+                    let z = ix.own(l * k + var);
+                    for &j in chain {
+                        out.push((z, ix.q(j)));
+                        out.push((z, ix.v(j)));
+                    }
+                    for &(cr, cv, _) in &constant {
+                        if cr == row {
+                            let other = ix.own(l * k + cv);
+                            out.push((z.max(other), z.min(other)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn complementarity(&self, _p: &PointInfo, out: &mut Vec<(Side, Side)>) {
+        if self.method != ComplementarityMethod::Relaxation {
+            return;
+        }
+        let k = self.model.per_site();
+        for l in 0..self.model.sites.len() {
+            for (row, var) in self.model.pairs() {
+                out.push((Side::Row(l * k + row), Side::Own(l * k + var)));
+            }
+        }
+    }
+
+    fn loads(&self) -> Vec<PointLoad> {
+        self.model
+            .sites
+            .iter()
+            .map(|s| PointLoad {
+                body: s.body,
+                offset: s.offset,
+            })
+            .collect()
+    }
+
+    /// The normal and friction forces move the force; `ψ` does not.
+    fn force_variables(&self, _p: &PointInfo) -> Vec<(usize, usize)> {
+        let k = self.model.per_site();
+        let mut out = Vec::new();
+        for l in 0..self.model.sites.len() {
+            out.push((l, l * k + NORMAL));
+            out.extend((0..self.model.directions).map(|j| (l, l * k + self.model.friction(j))));
+        }
+        out
+    }
+
+    fn forces(&self, _p: &PointInfo, local: &Local, scratch: &mut Scratch, out: &mut LoadForces) {
+        self.sample(local, scratch, true);
+        let Some(sample) = scratch.contact.as_ref() else {
+            return;
+        };
+        for l in 0..self.model.sites.len() {
+            out.force[l] = sample.forces[l];
+            out.dq[l].copy_from(&sample.forces_dq[l]);
+            let vars = std::iter::once(NORMAL)
+                .chain((0..self.model.directions).map(|j| self.model.friction(j)));
+            for var in vars {
+                let d = sample.forces_dz[l].column(var);
+                out.down.push(crate::spatial::Vec3::new(d[0], d[1], d[2]));
+            }
+        }
+    }
+}
+
+/// A contact point closer than this to the terrain in the starting trajectory carries weight
+/// there (m).
+const START_CONTACT_DISTANCE: f64 = 0.01;
+/// Starting normal force of a point off the ground (units of the force scale).
+const START_FORCE: f64 = 0.01;
+/// Weight of `∫ (ψ² + Σ b_j²) dt` (s⁻¹ in the variables' units): small against every other
+/// cost, it only decides what the contact conditions leave open.
+const REGULARIZATION: f64 = 1e-4;
+/// Starting sliding speed beyond the guess's own (m/s).
+const START_SLIDING: f64 = 0.01;

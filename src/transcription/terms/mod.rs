@@ -1,0 +1,1106 @@
+//! Per-point terms: the costs, path constraints and contact conditions that both
+//! transcriptions evaluate at their sample points, each one type in a file of its own.
+//!
+//! A transcription samples its trajectory at points `p` (the VI's control points, the
+//! collocation's knots and midpoints). At each point the terms see one *local* vector
+//!
+//! ```text
+//! [ q_p (n) | v_p (n) | u_p (n_u) | own_p (the terms' own variables, term after term) ]
+//! ```
+//!
+//! where `v_p` is the velocity at the point: a decision variable in Hermite–Simpson, a linear
+//! combination of the stage's control points in the VI (the slope of its Lagrange interpolant,
+//! [`VelocityMap`]). A term may add variables of its own at a point (contact forces), rows with
+//! lower and upper bounds, a cost, complementarity pairs between its rows and variables, and
+//! point loads (world forces on the robot) that the transcription puts into its dynamics. It
+//! supplies values and the Jacobian of its rows over the local vector in a sparsity pattern of
+//! its own, and where it has curvature; [`Terms`] maps all of it onto the decision vector
+//! through the linear map `local = E x` (Jacobians `∂/∂local · E`, Hessians `Eᵀ ∇²_local E`,
+//! exactly), point by point, in parallel. Hessians are central differences of the terms' exact
+//! local gradients over their curvature variables, so their cost is linear in the number of
+//! points.
+//!
+//! Adding a kind of cost or constraint is one new file here and one line in [`Terms::new`].
+
+mod contact;
+mod effort;
+mod frame_orientation;
+mod frame_position;
+mod frame_target;
+mod joint_equality;
+mod terminal;
+mod tracking;
+
+use super::common::{FD_STEP, Points};
+use super::contact::ContactTrajectory;
+use crate::contact::ContactSample;
+use crate::dynamics::{Workspace, forward_kinematics};
+use crate::model::Model;
+use crate::problem::TrajectoryProblem;
+use crate::spatial::Vec3;
+use crate::sqp::{Complementarity, ComplementarityTerm};
+use crate::vi::PointLoad;
+use nalgebra::DMatrix;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// Where a point's velocity `v_p` comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum VelocityMap {
+    /// Its own decision variables, starting at this index.
+    Variables(usize),
+    /// `v_{p,i} = Σ_β c_β x[start_β + i]`: a combination of configuration blocks.
+    Combination(Vec<(usize, f64)>),
+}
+
+/// What a term knows of the point it is evaluated at.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PointInfo {
+    /// Point index.
+    pub index: usize,
+    /// Number of points.
+    pub count: usize,
+    /// Quadrature weight (`∫ f dt ≈ Σ_p weight_p f(t_p)`).
+    pub weight: f64,
+}
+
+impl PointInfo {
+    /// Whether this is the last point (`t = T`).
+    pub fn is_last(&self) -> bool {
+        self.index + 1 == self.count
+    }
+}
+
+/// Indices into the local vector for one term: `q`, `v`, `u`, then its own variables.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LocalIndex {
+    /// Degrees of freedom.
+    pub n: usize,
+    /// Actuated joints.
+    pub n_u: usize,
+    /// Where the term's own variables start among the point's own variables.
+    own_offset: usize,
+}
+
+impl LocalIndex {
+    /// Index of `q_i`.
+    pub fn q(&self, i: usize) -> usize {
+        i
+    }
+    /// Index of `v_i`.
+    pub fn v(&self, i: usize) -> usize {
+        self.n + i
+    }
+    /// Index of `u_c`.
+    pub fn u(&self, c: usize) -> usize {
+        2 * self.n + c
+    }
+    /// Index of the term's own variable `j`.
+    pub fn own(&self, j: usize) -> usize {
+        2 * self.n + self.n_u + self.own_offset + j
+    }
+    /// Length of the shared part (`q`, `v`, `u`).
+    fn shared(&self) -> usize {
+        2 * self.n + self.n_u
+    }
+}
+
+/// The local values a term is evaluated at (the forward kinematics of `q` are in the
+/// [`Scratch`]).
+pub(crate) struct Local<'a> {
+    /// The robot.
+    pub model: &'a Model,
+    /// `q_p`.
+    pub q: &'a [f64],
+    /// `v_p`.
+    pub v: &'a [f64],
+    /// `u_p`.
+    pub u: &'a [f64],
+    /// The term's own variables at the point.
+    pub own: &'a [f64],
+}
+
+/// One side of a term's complementarity pair: one of its rows or own variables at the point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// Row `r` of the term at the point.
+    Row(usize),
+    /// Own variable `j` of the term at the point.
+    Own(usize),
+}
+
+/// World forces of a term's loads at a point, with their derivatives over the local vector.
+#[derive(Clone, Debug)]
+pub(crate) struct LoadForces {
+    /// `f_l` per load.
+    pub force: Vec<Vec3>,
+    /// `∂f_l/∂q` (3×n) per load.
+    pub dq: Vec<DMatrix<f64>>,
+    /// `∂f_l/∂own_j` in the order of [`PointTerm::force_variables`].
+    pub down: Vec<Vec3>,
+}
+
+/// Buffers for evaluating terms at one point.
+pub(crate) struct Scratch {
+    /// Kinematics at the current local `q` (done before a term is called).
+    pub kin: Workspace,
+    /// A 6×n frame Jacobian.
+    pub frame_jacobian: DMatrix<f64>,
+    /// Contact quantities, when the problem has contact.
+    pub contact: Option<ContactSample>,
+}
+
+/// A cost, constraint or contact condition evaluated point by point.
+///
+/// Every method has a neutral default, so a term implements only what it has. Row values and
+/// Jacobian entries follow the order of [`PointTerm::jacobian_pattern`]; local indices come
+/// from the [`LocalIndex`] passed in.
+pub(crate) trait PointTerm: Send + Sync {
+    /// Own variables at point `p`.
+    fn variables(&self, _p: &PointInfo) -> usize {
+        0
+    }
+
+    /// Bounds of the own variables at `p`.
+    fn variable_bounds(&self, _p: &PointInfo, _lower: &mut [f64], _upper: &mut [f64]) {}
+
+    /// Starting values of the own variables at `p`, given the starting trajectory there.
+    fn start(&self, _p: &PointInfo, _local: &Local, _scratch: &mut Scratch, _own: &mut [f64]) {}
+
+    /// Rows at point `p`.
+    fn rows(&self, _p: &PointInfo) -> usize {
+        0
+    }
+
+    /// Bounds of the rows at `p` (`lower == upper` for an equality).
+    fn row_bounds(&self, _p: &PointInfo, _lower: &mut [f64], _upper: &mut [f64]) {}
+
+    /// The `(row, local index)` entries of the rows' Jacobian at `p`.
+    fn jacobian_pattern(&self, _p: &PointInfo, _ix: &LocalIndex, _out: &mut Vec<(usize, usize)>) {}
+
+    /// Row values at `p` and, when `jac` is given, the Jacobian entries in pattern order.
+    fn evaluate(
+        &self,
+        _p: &PointInfo,
+        _local: &Local,
+        _scratch: &mut Scratch,
+        _rows: &mut [f64],
+        _jac: Option<&mut [f64]>,
+    ) {
+    }
+
+    /// The cost at `p`; when `grad = (s, g)` is given, `s` times its gradient over the local
+    /// vector is added to `g`.
+    fn cost(
+        &self,
+        _p: &PointInfo,
+        _ix: &LocalIndex,
+        _local: &Local,
+        _scratch: &mut Scratch,
+        _grad: Option<(f64, &mut [f64])>,
+    ) -> f64 {
+        0.0
+    }
+
+    /// The lower-triangle `(a, b)`, `a ≥ b`, local entries where the term's cost or rows have
+    /// curvature at `p`.
+    fn hessian_pattern(&self, _p: &PointInfo, _ix: &LocalIndex, _out: &mut Vec<(usize, usize)>) {}
+
+    /// Complementarity pairs at `p`.
+    fn complementarity(&self, _p: &PointInfo, _out: &mut Vec<(Side, Side)>) {}
+
+    /// Points where the term pushes on the robot (the same at every point).
+    fn loads(&self) -> Vec<PointLoad> {
+        Vec::new()
+    }
+
+    /// The `(load, own variable)` pairs through which the term's own variables at `p` move its
+    /// forces.
+    fn force_variables(&self, _p: &PointInfo) -> Vec<(usize, usize)> {
+        Vec::new()
+    }
+
+    /// Sets the smoothing of the term's complementarity rows, for a solve at that level.
+    fn set_smoothing(&mut self, _mu: f64) {}
+
+    /// The world forces at the term's loads at `p`, with their derivatives.
+    fn forces(
+        &self,
+        _p: &PointInfo,
+        _local: &Local,
+        _scratch: &mut Scratch,
+        _out: &mut LoadForces,
+    ) {
+    }
+}
+
+/// Where one term's rows, own variables and pattern entries sit at one point.
+#[derive(Clone, Debug)]
+struct Block {
+    ix: LocalIndex,
+    /// Own variables: global start and count.
+    own: usize,
+    own_len: usize,
+    /// Rows: global start and count.
+    row: usize,
+    rows: usize,
+    /// Jacobian pattern (`row` within the term, point-local column).
+    jac_pattern: Vec<(usize, usize)>,
+    /// Hessian pattern (point-local, `a ≥ b`).
+    hess_pattern: Vec<(usize, usize)>,
+}
+
+/// The curvature of a point: the union of its terms' Hessian patterns, the variables it
+/// involves, and for each variable the terms whose curvature involves it.
+#[derive(Clone, Debug, Default)]
+struct Curvature {
+    pattern: Vec<(usize, usize)>,
+    vars: Vec<usize>,
+    terms_of_var: Vec<Vec<usize>>,
+}
+
+impl Curvature {
+    fn new(blocks: &[Block]) -> Self {
+        let mut pattern: Vec<(usize, usize)> = blocks
+            .iter()
+            .flat_map(|b| b.hess_pattern.iter().copied())
+            .collect();
+        pattern.sort_unstable();
+        pattern.dedup();
+        let mut vars: Vec<usize> = pattern.iter().flat_map(|&(a, b)| [a, b]).collect();
+        vars.sort_unstable();
+        vars.dedup();
+        let terms_of_var = vars
+            .iter()
+            .map(|&v| {
+                (0..blocks.len())
+                    .filter(|&t| {
+                        blocks[t]
+                            .hess_pattern
+                            .iter()
+                            .any(|&(a, b)| a == v || b == v)
+                    })
+                    .collect()
+            })
+            .collect();
+        Self {
+            pattern,
+            vars,
+            terms_of_var,
+        }
+    }
+}
+
+/// A local entry's share of a global triplet: `out[slot] += coeff · local[entry]`.
+#[derive(Clone, Copy, Debug)]
+struct Share {
+    entry: usize,
+    slot: usize,
+    coeff: f64,
+}
+
+/// The layout of one point.
+struct PointPlan {
+    info: PointInfo,
+    q: usize,
+    u: usize,
+    v: VelocityMap,
+    /// Global start and count of the point's own variables (all terms).
+    own: usize,
+    own_len: usize,
+    blocks: Vec<Block>,
+    curvature: Curvature,
+    /// Jacobian triplets of the point, contiguous in the global list, and their shares of the
+    /// local entries (the terms' patterns, concatenated).
+    jac_triplets: Vec<(usize, usize)>,
+    jac_shares: Vec<Share>,
+    /// Hessian triplets of the point and their shares of the local entries.
+    hess_triplets: Vec<(usize, usize)>,
+    hess_shares: Vec<Share>,
+}
+
+impl PointPlan {
+    /// The global variables (with coefficients) that point-local index `a` stands for.
+    fn expand(&self, n: usize, n_u: usize, a: usize) -> Vec<(usize, f64)> {
+        if a < n {
+            vec![(self.q + a, 1.0)]
+        } else if a < 2 * n {
+            let i = a - n;
+            match &self.v {
+                VelocityMap::Variables(start) => vec![(start + i, 1.0)],
+                VelocityMap::Combination(terms) => {
+                    terms.iter().map(|&(start, c)| (start + i, c)).collect()
+                }
+            }
+        } else if a < 2 * n + n_u {
+            vec![(self.u + a - 2 * n, 1.0)]
+        } else {
+            vec![(self.own + a - 2 * n - n_u, 1.0)]
+        }
+    }
+
+    /// Builds the global Jacobian and Hessian triplets of the point and their shares.
+    fn build_maps(&mut self, n: usize, n_u: usize) {
+        let mut entry = 0;
+        let mut jac_slots: HashMap<(usize, usize), usize> = HashMap::new();
+        for b in &self.blocks {
+            for &(r, a) in &b.jac_pattern {
+                for (g, c) in self.expand(n, n_u, a) {
+                    let key = (b.row + r, g);
+                    let slot = *jac_slots.entry(key).or_insert_with(|| {
+                        self.jac_triplets.push(key);
+                        self.jac_triplets.len() - 1
+                    });
+                    self.jac_shares.push(Share {
+                        entry,
+                        slot,
+                        coeff: c,
+                    });
+                }
+                entry += 1;
+            }
+        }
+        // G = Eᵀ H E: a local entry (a, b) contributes through both orders of the pair.
+        let mut hess_slots: HashMap<(usize, usize), usize> = HashMap::new();
+        for (entry, &(la, lb)) in self.curvature.pattern.iter().enumerate() {
+            {
+                let orders: &[(usize, usize)] = if la == lb {
+                    &[(la, la)]
+                } else {
+                    &[(la, lb), (lb, la)]
+                };
+                for &(x, y) in orders {
+                    for (gi, ci) in self.expand(n, n_u, x) {
+                        for (gj, cj) in self.expand(n, n_u, y) {
+                            if gi < gj {
+                                continue;
+                            }
+                            let key = (gi, gj);
+                            let slot = *hess_slots.entry(key).or_insert_with(|| {
+                                self.hess_triplets.push(key);
+                                self.hess_triplets.len() - 1
+                            });
+                            self.hess_shares.push(Share {
+                                entry,
+                                slot,
+                                coeff: ci * cj,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies the point's local vector out of `x`.
+    fn gather(&self, n: usize, n_u: usize, x: &[f64], local: &mut [f64]) {
+        local[..n].copy_from_slice(&x[self.q..self.q + n]);
+        match &self.v {
+            VelocityMap::Variables(start) => {
+                local[n..2 * n].copy_from_slice(&x[*start..*start + n]);
+            }
+            VelocityMap::Combination(terms) => {
+                for i in 0..n {
+                    local[n + i] = terms.iter().map(|&(start, c)| c * x[start + i]).sum();
+                }
+            }
+        }
+        local[2 * n..2 * n + n_u].copy_from_slice(&x[self.u..self.u + n_u]);
+        let o = 2 * n + n_u;
+        local[o..o + self.own_len].copy_from_slice(&x[self.own..self.own + self.own_len]);
+    }
+}
+
+/// Per-point evaluation state (one per point, so that points run in parallel).
+struct PointState {
+    scratch: Scratch,
+    local: Vec<f64>,
+    jac: Vec<f64>,
+    grad: Vec<f64>,
+    grad_plus: Vec<f64>,
+    grad_minus: Vec<f64>,
+    /// The curvature block over `curvature.vars`, column `k` = `∂g/∂local[vars[k]]`.
+    block: DMatrix<f64>,
+    hess: Vec<f64>,
+    rows: Vec<f64>,
+}
+
+/// Buffers for evaluating the forces of the terms' loads at one point at a time (one per
+/// thread or stage): see [`Terms::forces`].
+pub(crate) struct ForceScratch {
+    scratch: Scratch,
+    local: Vec<f64>,
+    forces: Vec<LoadForces>,
+    /// Per term, the load indices and global variables of [`PointTerm::force_variables`] at
+    /// the point last evaluated.
+    variables: Vec<Vec<(usize, usize)>>,
+}
+
+impl ForceScratch {
+    /// `(load index, world force, ∂f/∂q)` of every load at the point last evaluated.
+    pub fn each(&self) -> impl Iterator<Item = (usize, &Vec3, &DMatrix<f64>)> + '_ {
+        let mut first = 0;
+        self.forces.iter().flat_map(move |f| {
+            let start = first;
+            first += f.force.len();
+            f.force
+                .iter()
+                .zip(&f.dq)
+                .enumerate()
+                .map(move |(l, (force, dq))| (start + l, force, dq))
+        })
+    }
+
+    /// `(load index, global variable, ∂f/∂x)` of every variable the forces depend on, in the
+    /// order of [`Terms::force_variables`].
+    pub fn variables(&self) -> impl Iterator<Item = (usize, usize, &Vec3)> + '_ {
+        self.variables
+            .iter()
+            .zip(&self.forces)
+            .flat_map(|(vars, f)| vars.iter().zip(&f.down).map(|(&(l, x), d)| (l, x, d)))
+    }
+}
+
+impl PointState {
+    /// Gathers the point's local vector out of `x` and does its forward kinematics.
+    fn load(&mut self, plan: &PointPlan, model: &Model, n: usize, n_u: usize, x: &[f64]) {
+        plan.gather(n, n_u, x, &mut self.local);
+        forward_kinematics(model, &mut self.scratch.kin, &self.local[..n]);
+    }
+}
+
+/// The terms of a problem laid out on a transcription's points.
+pub(crate) struct Terms<'a> {
+    model: &'a Model,
+    terms: Vec<Box<dyn PointTerm>>,
+    n: usize,
+    n_u: usize,
+    plans: Vec<PointPlan>,
+    states: Vec<PointState>,
+    num_own: usize,
+    num_rows: usize,
+    loads: Vec<PointLoad>,
+    /// For each term, the index of its first load in `loads`.
+    first_load: Vec<usize>,
+}
+
+impl<'a> Terms<'a> {
+    /// The terms of `prob` on `points` (whose velocities are `velocity`), their own variables
+    /// starting at `first_own` of the decision vector and their rows at `first_row` of the
+    /// constraint vector.
+    pub fn new(
+        prob: &'a TrajectoryProblem,
+        points: &Points,
+        velocity: Vec<VelocityMap>,
+        first_own: usize,
+        first_row: usize,
+    ) -> Self {
+        let mut terms: Vec<Box<dyn PointTerm>> = Vec::new();
+        effort::add(prob, &mut terms);
+        tracking::add(prob, &mut terms);
+        terminal::add(prob, &mut terms);
+        frame_target::add(prob, points, &mut terms);
+        frame_position::add(prob, points, &mut terms);
+        frame_orientation::add(prob, points, &mut terms);
+        joint_equality::add(prob, &mut terms);
+        contact::add(prob, &mut terms);
+        let model = &prob.model;
+        let (n, n_u) = (model.dof(), model.actuated_joints().len());
+        let count = points.len();
+        let (mut own, mut row) = (first_own, first_row);
+        let mut plans = Vec::with_capacity(count);
+        for (p, v) in velocity.into_iter().enumerate() {
+            let info = PointInfo {
+                index: p,
+                count,
+                weight: points.weights[p],
+            };
+            let point_own = own;
+            let mut blocks = Vec::with_capacity(terms.len());
+            for term in &terms {
+                let ix = LocalIndex {
+                    n,
+                    n_u,
+                    own_offset: own - point_own,
+                };
+                let mut b = Block {
+                    ix,
+                    own,
+                    own_len: term.variables(&info),
+                    row,
+                    rows: term.rows(&info),
+                    jac_pattern: Vec::new(),
+                    hess_pattern: Vec::new(),
+                };
+                term.jacobian_pattern(&info, &ix, &mut b.jac_pattern);
+                term.hessian_pattern(&info, &ix, &mut b.hess_pattern);
+                own += b.own_len;
+                row += b.rows;
+                blocks.push(b);
+            }
+            let curvature = Curvature::new(&blocks);
+            let mut plan = PointPlan {
+                info,
+                q: points.q[p],
+                u: points.u[p],
+                v,
+                own: point_own,
+                own_len: own - point_own,
+                blocks,
+                curvature,
+                jac_triplets: Vec::new(),
+                jac_shares: Vec::new(),
+                hess_triplets: Vec::new(),
+                hess_shares: Vec::new(),
+            };
+            plan.build_maps(n, n_u);
+            plans.push(plan);
+        }
+        let mut loads = Vec::new();
+        let mut first_load = Vec::with_capacity(terms.len());
+        for term in &terms {
+            first_load.push(loads.len());
+            loads.extend(term.loads());
+        }
+        let states = plans
+            .iter()
+            .map(|plan| {
+                let len = 2 * n + n_u + plan.own_len;
+                let vars = plan.curvature.vars.len();
+                PointState {
+                    scratch: Scratch {
+                        kin: Workspace::new(model),
+                        frame_jacobian: DMatrix::zeros(6, n),
+                        contact: prob.contact.as_ref().map(|c| ContactSample::new(model, c)),
+                    },
+                    local: vec![0.0; len],
+                    jac: vec![0.0; plan.blocks.iter().map(|b| b.jac_pattern.len()).sum()],
+                    grad: vec![0.0; len],
+                    grad_plus: vec![0.0; len],
+                    grad_minus: vec![0.0; len],
+                    block: DMatrix::zeros(vars, vars),
+                    hess: vec![0.0; plan.curvature.pattern.len()],
+                    rows: vec![0.0; plan.blocks.iter().map(|b| b.rows).sum()],
+                }
+            })
+            .collect();
+        Self {
+            model,
+            terms,
+            n,
+            n_u,
+            plans,
+            states,
+            num_own: own - first_own,
+            num_rows: row - first_row,
+            loads,
+            first_load,
+        }
+    }
+
+    /// Sets the smoothing of every term's complementarity rows.
+    pub fn set_smoothing(&mut self, mu: f64) {
+        for term in &mut self.terms {
+            term.set_smoothing(mu);
+        }
+    }
+
+    /// Own variables of all terms.
+    pub fn num_variables(&self) -> usize {
+        self.num_own
+    }
+
+    /// Rows of all terms.
+    pub fn num_rows(&self) -> usize {
+        self.num_rows
+    }
+
+    /// The points where forces act on the robot (every term's loads, in order).
+    pub fn loads(&self) -> &[PointLoad] {
+        &self.loads
+    }
+
+    /// Writes the bounds of the own variables into the full-length `lower`, `upper`.
+    pub fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        for plan in &self.plans {
+            for (term, b) in self.terms.iter().zip(&plan.blocks) {
+                let r = b.own..b.own + b.own_len;
+                term.variable_bounds(&plan.info, &mut lower[r.clone()], &mut upper[r]);
+            }
+        }
+    }
+
+    /// Writes the bounds of the terms' rows into the full-length `lower`, `upper`.
+    pub fn row_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        for plan in &self.plans {
+            for (term, b) in self.terms.iter().zip(&plan.blocks) {
+                let r = b.row..b.row + b.rows;
+                term.row_bounds(&plan.info, &mut lower[r.clone()], &mut upper[r]);
+            }
+        }
+    }
+
+    /// Fills the own variables of `x` with their starting values (the rest of `x` must hold the
+    /// starting trajectory).
+    pub fn start(&mut self, x: &mut [f64]) {
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        for (plan, st) in self.plans.iter().zip(&mut self.states) {
+            st.load(plan, model, n, n_u, x);
+            for (term, b) in self.terms.iter().zip(&plan.blocks) {
+                let mut own = vec![0.0; b.own_len];
+                let local = view(model, &b.ix, &st.local, b.own_len);
+                term.start(&plan.info, &local, &mut st.scratch, &mut own);
+                x[b.own..b.own + b.own_len].copy_from_slice(&own);
+            }
+        }
+    }
+
+    /// The terms' total cost at `x`.
+    pub fn objective(&mut self, x: &[f64]) -> f64 {
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let terms = &self.terms;
+        self.plans
+            .par_iter()
+            .zip(self.states.par_iter_mut())
+            .map(|(plan, st)| {
+                st.load(plan, model, n, n_u, x);
+                let mut f = 0.0;
+                for (term, b) in terms.iter().zip(&plan.blocks) {
+                    let local = view(model, &b.ix, &st.local, b.own_len);
+                    f += term.cost(&plan.info, &b.ix, &local, &mut st.scratch, None);
+                }
+                f
+            })
+            .sum()
+    }
+
+    /// Adds `scale ∇f(x)` of the terms' cost into `grad`.
+    pub fn add_gradient(&mut self, x: &[f64], scale: f64, grad: &mut [f64]) {
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let terms = &self.terms;
+        self.plans
+            .par_iter()
+            .zip(self.states.par_iter_mut())
+            .for_each(|(plan, st)| {
+                st.load(plan, model, n, n_u, x);
+                st.grad.fill(0.0);
+                for (term, b) in terms.iter().zip(&plan.blocks) {
+                    let local = view(model, &b.ix, &st.local, b.own_len);
+                    term.cost(
+                        &plan.info,
+                        &b.ix,
+                        &local,
+                        &mut st.scratch,
+                        Some((1.0, &mut st.grad)),
+                    );
+                }
+            });
+        for (plan, st) in self.plans.iter().zip(&self.states) {
+            for (a, &g) in st.grad.iter().enumerate() {
+                if g != 0.0 {
+                    for (col, c) in plan.expand(n, n_u, a) {
+                        grad[col] += scale * c * g;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the terms' rows at `x` into their places in the full-length `c`.
+    pub fn constraints(&mut self, x: &[f64], c: &mut [f64]) {
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let terms = &self.terms;
+        self.plans
+            .par_iter()
+            .zip(self.states.par_iter_mut())
+            .for_each(|(plan, st)| {
+                st.load(plan, model, n, n_u, x);
+                let mut r = 0;
+                for (term, b) in terms.iter().zip(&plan.blocks) {
+                    let local = view(model, &b.ix, &st.local, b.own_len);
+                    term.evaluate(
+                        &plan.info,
+                        &local,
+                        &mut st.scratch,
+                        &mut st.rows[r..r + b.rows],
+                        None,
+                    );
+                    r += b.rows;
+                }
+            });
+        for (plan, st) in self.plans.iter().zip(&self.states) {
+            if let Some(first) = plan.blocks.first() {
+                c[first.row..first.row + st.rows.len()].copy_from_slice(&st.rows);
+            }
+        }
+    }
+
+    /// Jacobian triplets of the terms' rows, point after point.
+    pub fn jacobian_structure(&self) -> Vec<(usize, usize)> {
+        self.plans
+            .iter()
+            .flat_map(|p| p.jac_triplets.iter().copied())
+            .collect()
+    }
+
+    /// Jacobian values in the order of [`Terms::jacobian_structure`].
+    pub fn jacobian_values(&mut self, x: &[f64], out: &mut [f64]) {
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let terms = &self.terms;
+        let chunks = split(out, self.plans.iter().map(|p| p.jac_triplets.len()));
+        self.plans
+            .par_iter()
+            .zip(self.states.par_iter_mut())
+            .zip(chunks.into_par_iter())
+            .for_each(|((plan, st), out)| {
+                st.load(plan, model, n, n_u, x);
+                let (mut r, mut e) = (0, 0);
+                for (term, b) in terms.iter().zip(&plan.blocks) {
+                    let local = view(model, &b.ix, &st.local, b.own_len);
+                    let len = b.jac_pattern.len();
+                    term.evaluate(
+                        &plan.info,
+                        &local,
+                        &mut st.scratch,
+                        &mut st.rows[r..r + b.rows],
+                        Some(&mut st.jac[e..e + len]),
+                    );
+                    r += b.rows;
+                    e += len;
+                }
+                out.fill(0.0);
+                for s in &plan.jac_shares {
+                    out[s.slot] += s.coeff * st.jac[s.entry];
+                }
+            });
+    }
+
+    /// Lower-triangle Hessian triplets of the terms, point after point.
+    pub fn hessian_structure(&self) -> Vec<(usize, usize)> {
+        self.plans
+            .iter()
+            .flat_map(|p| p.hess_triplets.iter().copied())
+            .collect()
+    }
+
+    /// Values of `σ ∇²(costs) + Σ λ_r ∇²(rows)` in the order of
+    /// [`Terms::hessian_structure`]: central differences of the terms' exact local gradients
+    /// over each point's curvature variables.
+    pub fn hessian_values(&mut self, x: &[f64], sigma: f64, lambda: &[f64], out: &mut [f64]) {
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let terms = &self.terms;
+        let chunks = split(out, self.plans.iter().map(|p| p.hess_triplets.len()));
+        self.plans
+            .par_iter()
+            .zip(self.states.par_iter_mut())
+            .zip(chunks.into_par_iter())
+            .for_each(|((plan, st), out)| {
+                out.fill(0.0);
+                if plan.curvature.vars.is_empty() {
+                    return;
+                }
+                st.load(plan, model, n, n_u, x);
+                let cv = &plan.curvature;
+                for (k, &a) in cv.vars.iter().enumerate() {
+                    let x0 = st.local[a];
+                    let h = FD_STEP * x0.abs().max(1.0);
+                    for (sign, grad) in [(1.0, 0), (-1.0, 1)] {
+                        st.local[a] = x0 + sign * h;
+                        if a < n {
+                            forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                        }
+                        let g = if grad == 0 {
+                            &mut st.grad_plus
+                        } else {
+                            &mut st.grad_minus
+                        };
+                        g.fill(0.0);
+                        for &t in &cv.terms_of_var[k] {
+                            local_gradient(
+                                model,
+                                terms[t].as_ref(),
+                                plan,
+                                &plan.blocks[t],
+                                &st.local,
+                                &mut st.scratch,
+                                sigma,
+                                lambda,
+                                &mut st.rows,
+                                &mut st.jac,
+                                g,
+                            );
+                        }
+                    }
+                    st.local[a] = x0;
+                    if a < n {
+                        forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
+                    }
+                    for (m, &b) in cv.vars.iter().enumerate() {
+                        st.block[(m, k)] = (st.grad_plus[b] - st.grad_minus[b]) / (2.0 * h);
+                    }
+                }
+                for (e, &(a, b)) in cv.pattern.iter().enumerate() {
+                    let (ka, kb) = (position(&cv.vars, a), position(&cv.vars, b));
+                    st.hess[e] = 0.5 * (st.block[(ka, kb)] + st.block[(kb, ka)]);
+                }
+                for s in &plan.hess_shares {
+                    out[s.slot] += s.coeff * st.hess[s.entry];
+                }
+            });
+    }
+
+    /// The terms' complementarity pairs in the decision and constraint vectors.
+    pub fn complementarities(&self) -> Vec<Complementarity> {
+        let mut out = Vec::new();
+        let mut pairs = Vec::new();
+        for plan in &self.plans {
+            for (term, b) in self.terms.iter().zip(&plan.blocks) {
+                pairs.clear();
+                term.complementarity(&plan.info, &mut pairs);
+                let global = |s: Side| match s {
+                    Side::Row(r) => ComplementarityTerm::Constraint(b.row + r),
+                    Side::Own(j) => ComplementarityTerm::Variable(b.own + j),
+                };
+                out.extend(pairs.iter().map(|&(a, c)| Complementarity {
+                    a: global(a),
+                    b: global(c),
+                }));
+            }
+        }
+        out
+    }
+
+    /// `(load index, global variable)` of every own variable the forces at point `p` depend
+    /// on.
+    pub fn force_variables(&self, p: usize) -> Vec<(usize, usize)> {
+        let plan = &self.plans[p];
+        let mut out = Vec::new();
+        for (t, (term, b)) in self.terms.iter().zip(&plan.blocks).enumerate() {
+            let first = self.first_load[t];
+            out.extend(
+                term.force_variables(&plan.info)
+                    .into_iter()
+                    .map(|(l, j)| (first + l, b.own + j)),
+            );
+        }
+        out
+    }
+
+    /// Buffers for [`Terms::forces`].
+    pub fn force_scratch(&self, contact: Option<&crate::contact::ContactModel>) -> ForceScratch {
+        let n = self.n;
+        ForceScratch {
+            scratch: Scratch {
+                kin: Workspace::new(self.model),
+                frame_jacobian: DMatrix::zeros(6, n),
+                contact: contact.map(|c| ContactSample::new(self.model, c)),
+            },
+            local: Vec::new(),
+            forces: self
+                .terms
+                .iter()
+                .map(|t| {
+                    let l = t.loads().len();
+                    LoadForces {
+                        force: vec![Vec3::zeros(); l],
+                        dq: vec![DMatrix::zeros(3, n); l],
+                        down: Vec::new(),
+                    }
+                })
+                .collect(),
+            variables: vec![Vec::new(); self.terms.len()],
+        }
+    }
+
+    /// The contact forces, gaps and variables at every point of `x` (`None` without contact).
+    pub fn contact_trajectory(
+        &self,
+        x: &[f64],
+        contact: Option<&crate::contact::ContactModel>,
+    ) -> Option<ContactTrajectory> {
+        let contact = contact?;
+        let mut fs = self.force_scratch(Some(contact));
+        let k = contact.per_site();
+        let mut out = ContactTrajectory {
+            names: contact.sites.iter().map(|s| s.name.clone()).collect(),
+            force_scale: contact.force_scale,
+            directions: contact.directions,
+            friction: contact.terrain.friction,
+            terrain: contact.terrain.clone(),
+            forces: Vec::new(),
+            positions: Vec::new(),
+            rows: Vec::new(),
+            variables: Vec::new(),
+        };
+        for (p, plan) in self.plans.iter().enumerate() {
+            self.forces(p, x, &x[plan.q..plan.q + self.n], &mut fs);
+            let sample = fs.scratch.contact.as_ref()?;
+            out.forces.push(sample.forces.clone());
+            out.positions.push(sample.positions.clone());
+            out.rows.push(sample.rows.clone());
+            let own = plan
+                .blocks
+                .iter()
+                .zip(&self.terms)
+                .find(|(_, t)| !t.loads().is_empty())
+                .map(|(b, _)| x[b.own..b.own + b.own_len].to_vec())
+                .unwrap_or_else(|| vec![0.0; k * contact.sites.len()]);
+            out.variables.push(own);
+        }
+        Some(out)
+    }
+
+    /// The world forces of every load at point `p` of `x`, with the point's configuration
+    /// replaced by `q`, and their derivatives, into `fs`.
+    pub fn forces(&self, p: usize, x: &[f64], q: &[f64], fs: &mut ForceScratch) {
+        if self.loads.is_empty() {
+            return;
+        }
+        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let plan = &self.plans[p];
+        fs.local.resize(2 * n + n_u + plan.own_len, 0.0);
+        plan.gather(n, n_u, x, &mut fs.local);
+        fs.local[..n].copy_from_slice(q);
+        forward_kinematics(model, &mut fs.scratch.kin, q);
+        for (t, (term, b)) in self.terms.iter().zip(&plan.blocks).enumerate() {
+            let f = &mut fs.forces[t];
+            if f.force.is_empty() {
+                continue;
+            }
+            let first = self.first_load[t];
+            fs.variables[t].clear();
+            fs.variables[t].extend(
+                term.force_variables(&plan.info)
+                    .into_iter()
+                    .map(|(l, j)| (first + l, b.own + j)),
+            );
+            let local = view(model, &b.ix, &fs.local, b.own_len);
+            f.down.clear();
+            term.forces(&plan.info, &local, &mut fs.scratch, f);
+        }
+    }
+}
+
+/// The gradient of `σ cost + Σ_r λ_r row_r` of one term over the local vector, added to `g`
+/// (`local` with its kinematics done).
+#[allow(clippy::too_many_arguments)]
+fn local_gradient(
+    model: &Model,
+    term: &dyn PointTerm,
+    plan: &PointPlan,
+    b: &Block,
+    local: &[f64],
+    scratch: &mut Scratch,
+    sigma: f64,
+    lambda: &[f64],
+    rows: &mut [f64],
+    jac: &mut [f64],
+    g: &mut [f64],
+) {
+    let view = view(model, &b.ix, local, b.own_len);
+    if sigma != 0.0 {
+        term.cost(&plan.info, &b.ix, &view, scratch, Some((sigma, g)));
+    }
+    if b.rows > 0 {
+        let len = b.jac_pattern.len();
+        term.evaluate(
+            &plan.info,
+            &view,
+            scratch,
+            &mut rows[..b.rows],
+            Some(&mut jac[..len]),
+        );
+        for (&(r, a), v) in b.jac_pattern.iter().zip(&jac[..len]) {
+            g[a] += lambda[b.row + r] * v;
+        }
+    }
+}
+
+/// A frame at one point of the trajectory: where the frame-position and frame-orientation
+/// terms apply and what they depend on.
+struct TimedFrame {
+    point: crate::problem::BodyPoint,
+    /// The point index the time snaps to.
+    at: usize,
+    chain: Vec<usize>,
+}
+
+impl TimedFrame {
+    fn new(
+        prob: &TrajectoryProblem,
+        points: &Points,
+        point: crate::problem::BodyPoint,
+        time: crate::problem::TimeSpec,
+    ) -> Self {
+        Self {
+            point,
+            at: points.at(time, prob.duration),
+            chain: chain(&prob.model, point.body),
+        }
+    }
+
+    /// `rows` at its point, none elsewhere.
+    fn rows(&self, p: &PointInfo, rows: usize) -> usize {
+        if p.index == self.at { rows } else { 0 }
+    }
+
+    /// Each of `rows` rows depends on the chain's configurations.
+    fn jacobian_pattern(&self, rows: usize, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        for r in 0..rows {
+            out.extend(self.chain.iter().map(|&j| (r, ix.q(j))));
+        }
+    }
+
+    /// Curvature over the chain at its point.
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        if p.index == self.at {
+            chain_pattern(&self.chain, ix, out);
+        }
+    }
+}
+
+/// The joints on a body's path to the root, which a function of its pose depends on.
+fn chain(model: &Model, body: usize) -> Vec<usize> {
+    model.ancestors_inclusive(body).collect()
+}
+
+/// The lower triangle over the configurations of a chain: where a function of a body's pose
+/// has curvature.
+fn chain_pattern(chain: &[usize], ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+    for &a in chain {
+        for &b in chain {
+            if a >= b {
+                out.push((ix.q(a), ix.q(b)));
+            }
+        }
+    }
+}
+
+/// Position of `value` in the sorted `list`.
+fn position(list: &[usize], value: usize) -> usize {
+    list.binary_search(&value).unwrap_or(0)
+}
+
+/// Splits `out` into consecutive chunks of the given lengths.
+fn split(out: &mut [f64], lengths: impl Iterator<Item = usize>) -> Vec<&mut [f64]> {
+    let mut chunks = Vec::new();
+    let mut rest = out;
+    for len in lengths {
+        let (head, tail) = rest.split_at_mut(len);
+        chunks.push(head);
+        rest = tail;
+    }
+    chunks
+}
+
+/// The local values of one term.
+fn view<'a>(model: &'a Model, ix: &LocalIndex, local: &'a [f64], own_len: usize) -> Local<'a> {
+    let n = ix.n;
+    Local {
+        model,
+        q: &local[..n],
+        v: &local[n..2 * n],
+        u: &local[2 * n..ix.shared()],
+        own: &local[ix.own(0)..ix.own(0) + own_len],
+    }
+}

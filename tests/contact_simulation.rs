@@ -1,0 +1,150 @@
+//! Simulation with contact against closed forms: a box sliding to a stop, a box on a slope
+//! that sticks or slides, and a dropped box that lands and stays at rest.
+
+mod scratch;
+
+use std::path::{Path, PathBuf};
+use vito::problem::{SimulationOverrides, SimulationProblem, load_simulation};
+use vito::vi::contact_simulation::simulate_with_contact;
+use vito::vi::simulate::Trajectory;
+
+const G: f64 = 9.81;
+
+fn problem_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("problems")
+        .join(name)
+}
+
+fn run(prob: &SimulationProblem) -> Trajectory {
+    let contact = prob.contact.as_ref().expect("the simulation has terrain");
+    let sim = simulate_with_contact(
+        &prob.model,
+        &prob.galerkin(),
+        &prob.q0,
+        &prob.v0,
+        &mut |_, u| u.fill(0.0),
+        contact,
+        &prob.options,
+    );
+    if let Some(f) = &sim.failure {
+        panic!("step {} at t = {} failed: {}", f.step, f.time, f.message);
+    }
+    sim.trajectory
+}
+
+fn load(path: &Path, dt: Option<f64>) -> SimulationProblem {
+    let overrides = SimulationOverrides {
+        dt,
+        ..SimulationOverrides::default()
+    };
+    load_simulation(path, &overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A copy of a bundled simulation with some lines replaced.
+fn variant(name: &str, replace: &[(&str, &str)]) -> PathBuf {
+    let mut text = std::fs::read_to_string(problem_file(name)).unwrap();
+    for (from, to) in replace {
+        assert!(text.contains(from), "{name} has no '{from}'");
+        text = text.replace(from, to);
+    }
+    text = text.replace("../robots", concat!(env!("CARGO_MANIFEST_DIR"), "/robots"));
+    let dir = scratch::fresh_dir("vito-contact-sim");
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// From 1 m/s with μ = 0.5 the box stops after v0²/(2μg): within 1 % at dt = 0.01 s, and
+/// the error shrinks with the step; it then stays where it stopped, on the ground.
+#[test]
+fn sliding_box_stops_after_the_closed_form_distance() {
+    let (v0, mu) = (1.0, 0.5);
+    let expected = v0 * v0 / (2.0 * mu * G);
+    let mut errors = Vec::new();
+    for dt in [0.01, 0.005, 0.0025] {
+        let prob = load(&problem_file("sim_block_slide.yaml"), Some(dt));
+        let traj = run(&prob);
+        let last = traj.q.last().unwrap();
+        let distance = last[0];
+        let error = (distance - expected).abs() / expected;
+        errors.push(error);
+        assert!(
+            error < 0.01,
+            "dt = {dt}: stopped after {distance} m, expected {expected}"
+        );
+        assert!(
+            last[1] > 0.05 - 1e-6 && last[1] < 0.05 + 1e-6,
+            "height {}",
+            last[1]
+        );
+        assert!(traj.v.last().unwrap()[0].abs() < 1e-6, "still moving");
+    }
+    assert!(
+        errors[2] < errors[0],
+        "the stopping error does not shrink with dt: {errors:?}"
+    );
+}
+
+/// On a slope of θ = 0.3 rad (gravity tilted by θ): with μ = 0.5 > tan θ the box stays put;
+/// with μ = 0.2 it accelerates at g (sin θ − μ cos θ).
+#[test]
+fn box_on_a_slope_sticks_or_slides_as_coulomb_says() {
+    let theta: f64 = 0.3;
+    let sticking = variant(
+        "sim_block_slope.yaml",
+        &[("terrain: {friction: 0.2}", "terrain: {friction: 0.5}")],
+    );
+    let traj = run(&load(&sticking, None));
+    for q in &traj.q {
+        assert!(q[0].abs() < 1e-6, "moved to x = {} with μ > tan θ", q[0]);
+    }
+    let traj = run(&load(&problem_file("sim_block_slope.yaml"), None));
+    let expected = G * (theta.sin() - 0.2 * theta.cos());
+    let (t, x) = (*traj.time.last().unwrap(), traj.q.last().unwrap()[0]);
+    let a = 2.0 * x / (t * t);
+    assert!(
+        (a - expected).abs() / expected < 0.01,
+        "acceleration {a}, expected {expected}"
+    );
+    let v = traj.v.last().unwrap()[0];
+    assert!(
+        (v - expected * t).abs() / (expected * t) < 0.01,
+        "speed {v}"
+    );
+}
+
+/// A box dropped on an edge lands, falls onto its face and stays at rest: no corner goes
+/// below the ground by more than 1e-6 m, its centre never rises after the first touch, and
+/// it ends at rest at its resting height.
+#[test]
+fn dropped_box_comes_to_rest_without_penetration_or_rebound() {
+    let prob = load(&problem_file("sim_box_drop.yaml"), None);
+    let traj = run(&prob);
+    let contact = traj.contact.as_ref().expect("contact forces recorded");
+    let deepest = contact
+        .gaps
+        .iter()
+        .flatten()
+        .fold(f64::INFINITY, |a, &g| a.min(g));
+    assert!(deepest > -1e-6, "penetration {deepest}");
+    let touch = contact
+        .gaps
+        .iter()
+        .position(|g| g.iter().any(|&x| x < 1e-6))
+        .expect("the box lands");
+    for k in touch + 1..traj.q.len() {
+        assert!(
+            traj.q[k][2] <= traj.q[k - 1][2] + 1e-6,
+            "rebound at t = {}: centre from {} to {}",
+            traj.time[k],
+            traj.q[k - 1][2],
+            traj.q[k][2]
+        );
+    }
+    let last = traj.q.last().unwrap();
+    assert!((last[2] - 0.05).abs() < 1e-6, "rests at z = {}", last[2]);
+    assert!(last[4].abs() < 1e-6, "rests tilted by {}", last[4]);
+    let v = traj.v.last().unwrap();
+    assert!(v.iter().all(|x| x.abs() < 1e-5), "still moving: {v:?}");
+}
