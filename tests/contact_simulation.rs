@@ -148,3 +148,56 @@ fn dropped_box_comes_to_rest_without_penetration_or_rebound() {
     let v = traj.v.last().unwrap();
     assert!(v.iter().all(|x| x.abs() < 1e-5), "still moving: {v:?}");
 }
+
+/// A body that reaches the ground between two knots (here half way through a step): the
+/// simulator's start-knot force answers for the step's end gap, so the force acts from the knot
+/// before the touchdown, while that knot is still in the air (the one step where the simulator
+/// departs from the transcription's pairing), and no knot ever goes below the ground; the
+/// body then rests with every knot on the ground.
+#[test]
+fn touchdown_between_knots_is_caught_by_the_knot_before() {
+    let (dt, t_touch) = (0.01, 0.1045);
+    let height = 0.05 + 0.5 * G * t_touch * t_touch;
+    let file = variant(
+        "sim_block_slide.yaml",
+        &[
+            ("q0: [0, 0.05, 0]", &format!("q0: [0, {height}, 0]")),
+            ("v0: [1.0, 0, 0]", "v0: [0, 0, 0]"),
+        ],
+    );
+    let traj = run(&load(&file, Some(dt)));
+    let c = traj.contact.as_ref().unwrap();
+    let bottom: Vec<usize> = c
+        .names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.ends_with("bottom"))
+        .map(|(l, _)| l)
+        .collect();
+    for (k, gaps) in c.gaps.iter().enumerate() {
+        for &l in &bottom {
+            assert!(gaps[l] > -1e-6, "knot {k} penetrates by {}", -gaps[l]);
+        }
+    }
+    // The knot before the touchdown (t = 0.10) is still 2.2 mm up, yet carries the impact.
+    let before = traj
+        .time
+        .iter()
+        .position(|&t| (t - 0.10).abs() < 1e-9)
+        .unwrap();
+    for &l in &bottom {
+        assert!(c.gaps[before][l] > 1e-3, "gap {}", c.gaps[before][l]);
+        assert!(c.normal[before][l] > 1.0, "force {}", c.normal[before][l]);
+    }
+    // The knot after it is on the ground, and so is every later one, at rest.
+    for k in before + 1..traj.q.len() {
+        for &l in &bottom {
+            assert!(
+                c.gaps[k][l].abs() < 1e-6,
+                "knot {k} at gap {}",
+                c.gaps[k][l]
+            );
+        }
+    }
+    assert!(traj.v.last().unwrap().iter().all(|v| v.abs() < 1e-5));
+}

@@ -366,8 +366,13 @@ fn malformed_terrain_and_contact_input_names_the_field() {
         ),
         (
             "bad_method.yaml",
-            "terrain: {friction: 0.5}\ncomplementarity: {method: smoothing}\n",
-            &["complementarity.method", "smoothing"],
+            "terrain: {friction: 0.5}\ncomplementarity: {method: lcp}\n",
+            &["complementarity.method", "lcp"],
+        ),
+        (
+            "bad_smoothing.yaml",
+            "terrain: {friction: 0.5}\ncomplementarity: {method: smoothing, start: 1e-6, end: 1e-2}\n",
+            &["complementarity", "0 < end <= start"],
         ),
         (
             "bad_weight.yaml",

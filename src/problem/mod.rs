@@ -8,9 +8,9 @@ mod simulation;
 mod terrain;
 
 pub use optimization::{
-    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING, FrameTarget, InitialGuess,
-    PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec, TrajectoryProblem,
-    TranscriptionKind, load_problem,
+    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING,
+    FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
+    TrajectoryProblem, TranscriptionKind, load_problem,
 };
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,

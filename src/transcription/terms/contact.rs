@@ -206,7 +206,10 @@ impl PointTerm for Contact {
                     let (a, b) = (sample.rows[l * k + row], local.own[l * k + var]);
                     let r = (a * a + b * b + 2.0 * mu * mu).sqrt();
                     rows[size + l * k + row] = a + b - r;
-                    fb_partials.push((1.0 - a / r.max(f64::MIN_POSITIVE), 1.0 - b / r.max(f64::MIN_POSITIVE)));
+                    fb_partials.push((
+                        1.0 - a / r.max(f64::MIN_POSITIVE),
+                        1.0 - b / r.max(f64::MIN_POSITIVE),
+                    ));
                 }
             }
         }
