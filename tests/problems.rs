@@ -107,6 +107,30 @@ fn every_problem_converges_with_osqp() {
     converges(QpBackend::Osqp, &PROBLEMS);
 }
 
+/// The passive box touching down on a knot (`problems/box_touchdown.yaml`, complementarity by
+/// relaxation) converges with the Simpson VI, and its contact conditions hold: every product
+/// within the complementarity tolerance, no penetration beyond the constraint tolerance.
+#[test]
+fn box_touchdown_converges_with_contact_conditions() {
+    let prob = load(
+        "box_touchdown",
+        TranscriptionKind::Variational(2),
+        QpBackend::Clarabel,
+    );
+    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    let r = &outcome.result;
+    assert_eq!(r.status, Status::Converged, "{}", r.message);
+    let contact = outcome.contact.expect("contact residuals");
+    assert!(
+        contact.largest_complementarity_product <= prob.solver.complementarity_tolerance,
+        "{contact:?}"
+    );
+    assert!(
+        contact.deepest_penetration <= prob.solver.constraint_tolerance,
+        "{contact:?}"
+    );
+}
+
 #[test]
 fn optimized_torques_reproduce_the_motion_at_the_integrators_order() {
     // The single-pendulum swing-up with 30 and 60 stages (a smooth optimum, the same for both;

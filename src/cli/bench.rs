@@ -32,6 +32,9 @@ pub struct BenchArgs {
     /// Directory of the problem files for `--sqp`.
     #[arg(long, default_value = "problems")]
     problems: PathBuf,
+    /// With `--sqp`, solve only these problems (file stems, comma-separated; default: all).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 const SIZES: [usize; 6] = [4, 8, 16, 32, 64, 128];
@@ -159,8 +162,21 @@ fn table(r: &Report) -> String {
 
 /// `vito bench --sqp`: one solve per problem and transcription.
 fn run_sqp(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if let Some(name) = args
+        .only
+        .iter()
+        .find(|n| !SQP_PROBLEMS.contains(&n.as_str()))
+    {
+        anyhow::bail!(
+            "--only: '{name}' is not a bundled SQP bench problem ({})",
+            SQP_PROBLEMS.join(", ")
+        );
+    }
     let mut runs = Vec::new();
-    for name in SQP_PROBLEMS {
+    for name in SQP_PROBLEMS
+        .into_iter()
+        .filter(|n| args.only.is_empty() || args.only.iter().any(|o| o == n))
+    {
         for kind in [
             TranscriptionKind::Variational(2),
             TranscriptionKind::HermiteSimpson,
