@@ -1,15 +1,16 @@
 //! Benchmark workloads for `vito bench` and the criterion benches: one Simpson stage of an N-link
 //! pendulum, and the straightforward paths the fast algorithms replace — a dense Newton step
 //! (finite-difference Jacobian of Algorithm 1 and a dense LU solve), a finite-difference
-//! linearization of Algorithm 1 and the dynamics Hessian by differences of linearizations; and
-//! whole transcriptions of bundled robots at their starting points.
+//! linearization of Algorithm 1 and the dynamics Hessian by differences of linearizations;
+//! whole transcriptions of bundled robots at their starting points; and whole SQP solves of the
+//! bundled problems ([`sqp_run`], for `vito bench --sqp`).
 
 use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, inverse_dynamics, inverse_dynamics_derivatives,
 };
 use crate::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
-use crate::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
-use crate::sqp::Nlp;
+use crate::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
+use crate::sqp::{Nlp, QpBackend};
 use crate::transcription::{CollocationNlp, VariationalNlp};
 use crate::vi::{
     Galerkin, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient, del_hessian,
@@ -18,6 +19,7 @@ use crate::vi::{
 use nalgebra::{DMatrix, DVector};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
+use std::path::Path;
 
 /// One stage of the Simpson integrator on an N-link pendulum with its buffers.
 pub struct StageCase {
@@ -458,6 +460,96 @@ fn stage<'a>(dt: f64, p: &'a [f64], q: &'a [f64], u: &'a [f64]) -> Stage<'a> {
     }
 }
 
+/// The bundled problems `vito bench --sqp` solves, in order.
+pub const SQP_PROBLEMS: [&str; 6] = [
+    "pendulum_swingup_1",
+    "pendulum_swingup_2",
+    "pendulum_swingup_3",
+    "acrobot_swingup",
+    "arm_reach",
+    "pendulum12_reconfigure",
+];
+
+/// What one SQP solve of a bundled problem cost.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SqpRun {
+    /// The problem's name (file stem).
+    pub problem: String,
+    /// The transcription, as written in problem files.
+    pub transcription: String,
+    /// The QP backend.
+    pub qp: String,
+    /// The solver's status, formatted.
+    pub status: String,
+    /// The final objective.
+    pub objective: f64,
+    /// SQP iterations.
+    pub iterations: usize,
+    /// Wall time of the whole solve, in seconds.
+    pub total_s: f64,
+    /// Time spent in QP solves, in seconds.
+    pub qp_s: f64,
+    /// Median wall time of one SQP iteration, in milliseconds.
+    pub median_iteration_ms: f64,
+    /// Numeric sparse factorizations per iteration, averaged over the solve.
+    pub factorizations_per_iteration: f64,
+    /// Median numeric sparse factorizations of one iteration.
+    pub median_factorizations: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let k = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[k]
+    } else {
+        0.5 * (v[k - 1] + v[k])
+    }
+}
+
+/// Solves `problems/<name>.yaml` under `dir` with `transcription` and `qp` (no log) and
+/// reports what it cost.
+///
+/// # Errors
+/// A message naming the file when the problem cannot be loaded or solved at all.
+pub fn sqp_run(
+    dir: &Path,
+    name: &str,
+    transcription: TranscriptionKind,
+    qp: QpBackend,
+) -> Result<SqpRun, String> {
+    let file = dir.join(format!("{name}.yaml"));
+    let overrides = ProblemOverrides {
+        qp: Some(qp),
+        transcription: Some(transcription),
+        ..ProblemOverrides::default()
+    };
+    let mut prob = load_problem(&file, &overrides).map_err(|e| e.to_string())?;
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    let outcome = crate::transcription::solve(&prob, &mut std::io::sink())
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let r = &outcome.result;
+    let steps = r.history.get(1..).unwrap_or_default();
+    Ok(SqpRun {
+        problem: name.to_string(),
+        transcription: transcription.to_string(),
+        qp: format!("{qp:?}").to_lowercase(),
+        status: format!("{:?}", r.status),
+        objective: r.objective,
+        iterations: r.iterations,
+        total_s: r.timing.total.as_secs_f64(),
+        qp_s: r.timing.qp.as_secs_f64(),
+        median_iteration_ms: 1e3 * median(steps.iter().map(|h| h.step_time_s).collect()),
+        factorizations_per_iteration: steps.iter().map(|h| h.factorizations).sum::<usize>() as f64
+            / steps.len().max(1) as f64,
+        median_factorizations: median(steps.iter().map(|h| h.factorizations as f64).collect()),
+    })
+}
+
 /// Least-squares slope of `log y` against `log x`: the scaling exponent.
 pub fn loglog_slope(x: &[f64], y: &[f64]) -> f64 {
     let lx: Vec<f64> = x.iter().map(|v| v.ln()).collect();
@@ -484,6 +576,13 @@ mod tests {
         c.linearize_fd();
         let e = (&c.jac.dq - &c.fd).norm() / c.jac.dq.norm();
         assert!(e < 1e-6, "{e:e}");
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! them (vito's RNEA and its derivatives, and Pinocchio's with `--reference`), fits their
 //! scaling exponents, and times whole transcriptions' Hessians and NLP evaluations on one and
 //! several threads.
+//! `vito bench --sqp [--qp ..] [--problems DIR] [--only NAMES] [--json]`: solves the bundled
+//! problems with both transcriptions and reports the SQP solver's cost per iteration.
 //!
 //! Every timing is the best of several batches, and the batches of all kernels of one size
 //! (the reference's included) take turns, so that on a shared machine they see the same load.
@@ -16,8 +18,13 @@ use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
-use vito::bench::{ProblemCase, StageCase, Transcription, TranscriptionCase, loglog_slope};
+use vito::bench::{
+    ProblemCase, SQP_PROBLEMS, SqpRun, StageCase, Transcription, TranscriptionCase, loglog_slope,
+    sqp_run,
+};
 use vito::model::{PendulumSpec, pendulum_urdf};
+use vito::problem::TranscriptionKind;
+use vito::sqp::QpBackend;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -31,6 +38,18 @@ pub struct BenchArgs {
     /// RNEA and RNEA derivatives on the same pendulums, taking turns with vito's kernels.
     #[arg(long, value_name = "PYTHON")]
     reference: Option<PathBuf>,
+    /// Bench the SQP solver on the bundled problems instead of the integrator.
+    #[arg(long)]
+    sqp: bool,
+    /// QP backend for `--sqp`.
+    #[arg(long, value_parser = super::parse_qp, default_value = "clarabel")]
+    qp: QpBackend,
+    /// Directory of the problem files for `--sqp`.
+    #[arg(long, default_value = "problems")]
+    problems: PathBuf,
+    /// With `--sqp`, solve only these problems (file stems, comma-separated; default: all).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 const SIZES: [usize; 6] = [4, 8, 16, 32, 64, 128];
@@ -239,6 +258,9 @@ impl Drop for PinocchioReference {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.sqp {
+        return run_sqp(&args);
+    }
     let (budget, thread_budget) = if args.quick {
         let quick = Budget {
             batch: QUICK_BATCH,
@@ -577,6 +599,69 @@ fn table(r: &Report) -> String {
                 },
             );
         }
+    }
+    s
+}
+
+/// `vito bench --sqp`: one solve per problem and transcription.
+fn run_sqp(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if let Some(name) = args
+        .only
+        .iter()
+        .find(|n| !SQP_PROBLEMS.contains(&n.as_str()))
+    {
+        anyhow::bail!(
+            "--only: '{name}' is not a bundled SQP bench problem ({})",
+            SQP_PROBLEMS.join(", ")
+        );
+    }
+    let mut runs = Vec::new();
+    for name in SQP_PROBLEMS
+        .into_iter()
+        .filter(|n| args.only.is_empty() || args.only.iter().any(|o| o == n))
+    {
+        for kind in [
+            TranscriptionKind::Variational(2),
+            TranscriptionKind::HermiteSimpson,
+        ] {
+            let run = sqp_run(&args.problems, name, kind, args.qp).map_err(anyhow::Error::msg)?;
+            if !args.json && std::io::stderr().is_terminal() {
+                eprintln!("solved {name} {kind}");
+            }
+            runs.push(run);
+        }
+    }
+    if args.json {
+        print_stdout(&(serde_json::to_string(&runs)? + "\n"))?;
+    } else {
+        print_stdout(&sqp_table(&runs))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sqp_table(runs: &[SqpRun]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| problem | transcription | status | iterations | solve (s) | QP (s) | median iteration (ms) | factorizations / iteration (mean, median) | objective |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+    for r in runs {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.1} | {:.1}, {:.0} | {:.4e} |",
+            r.problem,
+            r.transcription,
+            r.status,
+            r.iterations,
+            r.total_s,
+            r.qp_s,
+            r.median_iteration_ms,
+            r.factorizations_per_iteration,
+            r.median_factorizations,
+            r.objective
+        );
     }
     s
 }
