@@ -395,3 +395,101 @@ fn malformed_terrain_and_contact_input_names_the_field() {
         &["no_contact_points.yaml", "terrain", "no contact points"],
     );
 }
+
+/// The box standing on its bottom face, at rest at a fixed start.
+const BOX: &str = "name: b\nrobot: ROBOTS/box.urdf\nbase: floating\nduration: 0.2\nstages: 2\n\
+contact_points: [{name: bottom, frame: box, offset: [0, 0, -0.05]}]\n";
+const BOX_START: &str = "initial: {q: [0, 0, 0.05, 0, 0, 0]}\n";
+const SOLE: &str = "sole: {x: [-0.1, 0.1], y: [-0.1, 0.1]}";
+
+#[test]
+fn stances_and_frame_bounds_load_and_name_bad_fields() {
+    // Held where initial.q puts the frame, or at a given pose that agrees with it.
+    for extra in [
+        format!("{BOX_START}stance: [{{frame: bottom, friction: 0.5, {SOLE}}}]\n"),
+        format!(
+            "{BOX_START}stance: [{{frame: bottom, friction: 0.5, {SOLE}, position: [0, 0, 0], \
+             rpy: [0, 0, 0]}}]\n"
+        ),
+    ] {
+        let p = write("stance.yaml", &format!("{BOX}{extra}"));
+        let prob = load_problem(&p, &ProblemOverrides::default()).unwrap();
+        let s = &prob.stances[0];
+        assert!(
+            s.position.norm() < 1e-12
+                && (s.rotation - nalgebra::Matrix3::identity()).norm() < 1e-12
+        );
+        assert_eq!(s.cone.friction, 0.5);
+    }
+    let p = write(
+        "bounds.yaml",
+        &format!(
+            "{BOX}{BOX_START}constraints:\n  - frame_bounds: {{frame: bottom, z: [0, .inf], x: [-1, 1]}}\n"
+        ),
+    );
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap();
+    assert!(matches!(
+        &prob.constraints[0],
+        vito::problem::PathConstraint::FrameBounds { axes, .. } if axes.len() == 2
+    ));
+    let cases: [(&str, String, &[&str]); 9] = [
+        (
+            "stance_frame.yaml",
+            format!("{BOX_START}stance: [{{frame: toe, friction: 0.5, {SOLE}}}]\n"),
+            &["stance[0].frame", "toe"],
+        ),
+        (
+            "stance_friction.yaml",
+            format!("{BOX_START}stance: [{{frame: bottom, friction: -1, {SOLE}}}]\n"),
+            &["stance[0].friction", "-1"],
+        ),
+        (
+            "stance_sole.yaml",
+            format!(
+                "{BOX_START}stance: [{{frame: bottom, friction: 0.5, sole: {{x: [0.1, -0.1], y: [-0.1, 0.1]}}}}]\n"
+            ),
+            &["stance[0].sole.x", "lower < upper"],
+        ),
+        (
+            "stance_pose.yaml",
+            format!("stance: [{{frame: bottom, friction: 0.5, {SOLE}}}]\n"),
+            &["stance[0].position", "initial.q"],
+        ),
+        (
+            "stance_half_pose.yaml",
+            format!("stance: [{{frame: bottom, friction: 0.5, {SOLE}, position: [0, 0, 0]}}]\n"),
+            &["stance[0].rpy", "both"],
+        ),
+        (
+            "stance_mismatch.yaml",
+            format!(
+                "{BOX_START}stance: [{{frame: bottom, friction: 0.5, {SOLE}, position: [0, 0, 0.1], \
+                 rpy: [0, 0, 0]}}]\n"
+            ),
+            &["stance[0].position", "initial.q puts 'bottom'"],
+        ),
+        (
+            "stance_twice.yaml",
+            format!(
+                "{BOX_START}stance: [{{frame: bottom, friction: 0.5, {SOLE}}}, \
+                 {{frame: bottom, friction: 0.5, {SOLE}}}]\n"
+            ),
+            &["stance[1].frame", "already"],
+        ),
+        (
+            "bounds_axis.yaml",
+            format!("{BOX_START}constraints:\n  - frame_bounds: {{frame: bottom, z: [1, 0]}}\n"),
+            &["constraints[0].frame_bounds.z", "exceeds"],
+        ),
+        (
+            "bounds_empty.yaml",
+            format!("{BOX_START}constraints:\n  - frame_bounds: {{frame: bottom}}\n"),
+            &["constraints[0].frame_bounds", "at least one"],
+        ),
+    ];
+    for (name, extra, words) in cases {
+        let msg = error_of(name, &format!("{BOX}{extra}"));
+        assert_mentions(&msg, &[name]);
+        assert_mentions(&msg, words);
+    }
+}

@@ -8,7 +8,7 @@ use nalgebra::DMatrix;
 use std::path::PathBuf;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
 use vito::sqp::Nlp;
-use vito::transcription::{CollocationNlp, VariationalNlp};
+use vito::transcription::{CollocationNlp, StaticNlp, VariationalNlp};
 
 fn problem(name: &str, text: &str) -> TrajectoryProblem {
     let dir = scratch::fresh_dir("vito-transcription");
@@ -84,6 +84,17 @@ const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: f
 duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
 terrain: {friction: 0.6, edge_radius: 0.03, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
 
+/// The humanoid on its right foot (stance wrench, cone and held pose at every point, the pose
+/// rows at the first point too since `initial.q` is free), the left foot kept above the
+/// ground, the palm pulled to a point.
+const HUMANOID_STANCE: &str = "name: hs\nrobot: ROBOTS/humanoid.urdf\nbase: floating\n\
+duration: 0.1\nstages: 1\ninitial: {q: {base_z: [0.9, 1.0], l_leg_kny: 0.5}}\n\
+stance: [{frame: r_sole, friction: 0.7, sole: {x: [-0.09, 0.17], y: [-0.07, 0.06]}, \
+position: [0.01, -0.09, 0.02], rpy: [0.02, -0.01, 0.03]}]\n\
+constraints:\n  - frame_bounds: {frame: l_foot_rear_left, x: [-1, 1], z: [0.05, .inf]}\n  \
+- frame_position: {frame: l_palm, position: [0.3, 0.3, 0.6], time: end}\n\
+costs: {effort: 0.01, tracking: {weight: 0.5, q: [0, 0, 0.93, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}}\n";
+
 /// The mimic chain of `fixtures::quirks`: its follower's input acts on its leader too.
 fn mimic_problem() -> TrajectoryProblem {
     let dir = scratch::fresh_dir("vito-transcription-mimic");
@@ -109,6 +120,7 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let biped = problem("b.yaml", BIPED_FREE_V);
     let biped_contact = problem("bc.yaml", BIPED_CONTACT);
     let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
+    let humanoid_stance = problem("hs.yaml", HUMANOID_STANCE);
     let smoothed = problem(
         "bs.yaml",
         &format!("{BIPED_CONTACT}complementarity: {{method: smoothing, start: 0.05}}\n"),
@@ -118,6 +130,7 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
         &format!("{QUADRUPED_CONTACT}complementarity: {{method: relaxation}}\n"),
     );
     vec![
+        ("humanoid stance simpson".into(), humanoid_stance, 2),
         ("mimic chain simpson".into(), mimic_problem(), 2),
         ("pendulum2 simpson".into(), p2.clone(), 2),
         ("pendulum2 trapezoid".into(), p2.clone(), 1),
@@ -130,10 +143,15 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     ]
 }
 
-/// Every transcription of every instance: the VI with its `s`, then Hermite–Simpson.
+/// Every transcription of every instance: the VI with its `s`, then Hermite–Simpson, and for
+/// stances the static balance.
 fn nlps(instances: &[(String, TrajectoryProblem, usize)]) -> Vec<(String, Box<dyn Nlp + '_>)> {
     let mut out: Vec<(String, Box<dyn Nlp + '_>)> = Vec::new();
     for (name, prob, s) in instances {
+        if !prob.stances.is_empty() {
+            let statics = name.replace("simpson", "static balance");
+            out.push((statics, Box::new(StaticNlp::new(prob))));
+        }
         out.push((
             name.clone(),
             Box::new(VariationalNlp::new(prob, *s).unwrap()),
@@ -175,42 +193,192 @@ fn lagrangian_gradient(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64])
     g
 }
 
+/// The Hessian of the Lagrangian from the lower-triangle triplets, as a full matrix.
+fn dense_hessian(
+    nlp: &mut dyn Nlp,
+    x: &[f64],
+    sigma: f64,
+    lambda: &[f64],
+    name: &str,
+) -> DMatrix<f64> {
+    let n = nlp.num_variables();
+    let st = nlp.hessian_structure().unwrap();
+    let mut vals = vec![0.0; st.len()];
+    nlp.hessian_values(x, sigma, lambda, &mut vals).unwrap();
+    let mut h = DMatrix::zeros(n, n);
+    for (&(r, c), v) in st.iter().zip(&vals) {
+        assert!(r >= c, "{name}: upper-triangle entry ({r}, {c})");
+        h[(r, c)] += v;
+        if r != c {
+            h[(c, r)] += v;
+        }
+    }
+    h
+}
+
+/// Central differences of the Lagrangian gradient.
+fn fd_hessian(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64]) -> DMatrix<f64> {
+    let n = nlp.num_variables();
+    let mut fd = DMatrix::zeros(n, n);
+    let mut xp = x.to_vec();
+    for c in 0..n {
+        let step = 1e-5 * x[c].abs().max(1.0);
+        xp[c] = x[c] + step;
+        let gp = lagrangian_gradient(nlp, &xp, sigma, lambda);
+        xp[c] = x[c] - step;
+        let gm = lagrangian_gradient(nlp, &xp, sigma, lambda);
+        xp[c] = x[c];
+        for r in 0..n {
+            fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
+        }
+    }
+    fd
+}
+
 #[test]
 fn hessians_match_differences_of_the_lagrangian_gradient() {
-    let inst = instances();
-    for (name, mut nlp) in nlps(&inst) {
+    hessians_against_lagrangian_differences(&instances());
+}
+
+#[test]
+fn hessians_of_every_robot_match_differences_of_the_lagrangian_gradient() {
+    hessians_against_lagrangian_differences(&every_robot());
+}
+
+fn hessians_against_lagrangian_differences(inst: &[(String, TrajectoryProblem, usize)]) {
+    for (name, mut nlp) in nlps(inst) {
         let nlp = nlp.as_mut();
         let x = perturbed(nlp, 2);
-        let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+        let m = nlp.num_constraints();
         let lambda: Vec<f64> = (0..m).map(|r| ((r as f64) * 1.3).cos()).collect();
         let sigma = 0.7;
-        let st = nlp.hessian_structure().unwrap();
-        let mut vals = vec![0.0; st.len()];
-        nlp.hessian_values(&x, sigma, &lambda, &mut vals).unwrap();
-        let mut h = DMatrix::zeros(n, n);
-        for (&(r, c), v) in st.iter().zip(&vals) {
-            assert!(r >= c, "{name}: upper-triangle entry ({r}, {c})");
-            h[(r, c)] += v;
-            if r != c {
-                h[(c, r)] += v;
-            }
-        }
-        let mut fd = DMatrix::zeros(n, n);
-        let mut xp = x.clone();
-        for c in 0..n {
-            let step = 1e-5 * x[c].abs().max(1.0);
-            xp[c] = x[c] + step;
-            let gp = lagrangian_gradient(nlp, &xp, sigma, &lambda);
-            xp[c] = x[c] - step;
-            let gm = lagrangian_gradient(nlp, &xp, sigma, &lambda);
-            xp[c] = x[c];
-            for r in 0..n {
-                fd[(r, c)] = (gp[r] - gm[r]) / (2.0 * step);
-            }
-        }
+        let h = dense_hessian(nlp, &x, sigma, &lambda, &name);
+        let fd = fd_hessian(nlp, &x, sigma, &lambda);
         let e = rel(&h, &fd);
         assert!(e < 1e-5, "{name}: Hessian relative error {e:e}");
     }
+}
+
+/// One small problem per bundled robot beside the instances above: the arm, the humanoid, the
+/// hopper (in contact with the ground), the box and the 12-link pendulum.
+fn every_robot() -> Vec<(String, TrajectoryProblem, usize)> {
+    let text = [
+        (
+            "arm7",
+            "name: a\nrobot: ROBOTS/arm7.urdf\nduration: 0.5\nstages: 2\n\
+             initial: {q: [0, 0.4, 0, -1, 0, 0.6, 0], v: [0, 0, 0, 0, 0, 0, 0]}\n\
+             final: {q: [0.3, 0.2, 0.1, -0.8, 0.2, 0.4, 0.1]}\ncosts: {effort: 0.1}\n",
+        ),
+        (
+            "humanoid",
+            "name: h\nrobot: ROBOTS/humanoid.urdf\nbase: floating\nduration: 0.3\nstages: 2\n\
+             initial: {q: {base_z: 0.94}}\nfinal: {q: {base_z: 0.9, l_arm_shx: 0.5, r_leg_kny: 0.4}}\n\
+             costs: {effort: 0.01}\n",
+        ),
+        (
+            "hopper contact",
+            "name: ho\nrobot: ROBOTS/hopper.urdf\nbase: planar\nduration: 0.2\nstages: 2\n\
+             initial: {q: {base_z: 0.55, hip: -0.5, knee: 1.0}}\nterrain: {friction: 0.8}\n\
+             costs: {effort: 0.01}\n",
+        ),
+        (
+            "box",
+            "name: bx\nrobot: ROBOTS/box.urdf\nbase: floating\nduration: 0.3\nstages: 2\n\
+             initial: {q: {base_z: 0.5, base_yaw: 0.3, base_roll: 0.2}}\n",
+        ),
+        (
+            "pendulum12",
+            "name: p12\nrobot: ROBOTS/pendulum12.urdf\nduration: 0.5\nstages: 2\n\
+             initial: {q: [0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], v: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}\n\
+             costs: {effort: 1.0}\n",
+        ),
+    ];
+    text.iter()
+        .map(|(name, t)| {
+            let prob = problem(&format!("{}.yaml", name.replace(' ', "_")), t);
+            (format!("{name} simpson"), prob, 2)
+        })
+        .collect()
+}
+
+/// A transcription with the Hessian route its dynamics curvature replaced.
+enum Both<'a> {
+    Vi(Box<VariationalNlp<'a>>),
+    Hs(Box<CollocationNlp<'a>>),
+}
+
+impl Both<'_> {
+    fn nlp(&mut self) -> &mut dyn Nlp {
+        match self {
+            Both::Vi(n) => n.as_mut(),
+            Both::Hs(n) => n.as_mut(),
+        }
+    }
+
+    fn by_differences(&mut self, x: &[f64], sigma: f64, lambda: &[f64], out: &mut [f64]) {
+        match self {
+            Both::Vi(n) => n.hessian_values_by_differences(x, sigma, lambda, out),
+            Both::Hs(n) => n.hessian_values_by_differences(x, sigma, lambda, out),
+        }
+        .unwrap();
+    }
+}
+
+#[test]
+fn hessians_match_the_route_they_replaced() {
+    let mut inst = instances();
+    inst.extend(every_robot());
+    for (name, prob, s) in &inst {
+        let n = prob.model.dof();
+        // The dynamics rows come first: s·N·n DEL rows, or one inverse-dynamics block per
+        // knot and midpoint.
+        let mut both = vec![(
+            name.clone(),
+            Both::Vi(Box::new(VariationalNlp::new(prob, *s).unwrap())),
+            s * prob.stages * n,
+        )];
+        if *s == 2 {
+            both.push((
+                name.replace("simpson", "hermite_simpson"),
+                Both::Hs(Box::new(CollocationNlp::new(prob).unwrap())),
+                (2 * prob.stages + 1) * n,
+            ));
+        }
+        for (name, mut t, dynamics_rows) in both {
+            let x = perturbed(t.nlp(), 3);
+            let m = t.nlp().num_constraints();
+            let len = t.nlp().hessian_structure().unwrap().len();
+            // Every row and the objective; then the dynamics rows alone, so that nothing but
+            // their curvature is compared.
+            for (sigma, rows) in [(0.3, m), (0.0, dynamics_rows)] {
+                let lambda: Vec<f64> = (0..m)
+                    .map(|r| {
+                        if r < rows {
+                            ((r as f64) * 0.7).sin()
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let (mut new, mut old) = (vec![0.0; len], vec![0.0; len]);
+                t.nlp()
+                    .hessian_values(&x, sigma, &lambda, &mut new)
+                    .unwrap();
+                t.by_differences(&x, sigma, &lambda, &mut old);
+                let e = rel_vec(&new, &old);
+                assert!(
+                    e < 1e-6,
+                    "{name} ({rows} rows): Hessian vs the route it replaced {e:e}"
+                );
+            }
+        }
+    }
+}
+
+fn rel_vec(a: &[f64], b: &[f64]) -> f64 {
+    let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum();
+    let n: f64 = b.iter().map(|y| y * y).sum();
+    (d / n.max(1e-300)).sqrt()
 }
 
 #[test]
@@ -253,6 +421,40 @@ fn variable_and_constraint_counts_follow_table_1() {
     }
 }
 
+/// A stance foot is a holonomic constraint of `m = 6` with its force as variables at each of the
+/// `2N + 1` points (Table 1's `(2N+1)m` variables for both transcriptions), held by six
+/// position rows per point, plus the 16 rows of its wrench cone per point; Hermite–Simpson adds
+/// six acceleration rows at its first point.
+#[test]
+fn a_stance_adds_its_wrench_and_rows_at_every_point() {
+    let base = "name: t\nrobot: ROBOTS/box.urdf\nbase: floating\nduration: 0.3\nstages: 3\n\
+                contact_points: [{name: bottom, frame: box, offset: [0, 0, -0.05]}]\n\
+                initial: {q: {base_z: [0, 0.1]}, v: [0, 0, 0, 0, 0, 0]}\n";
+    let stance = "stance: [{frame: bottom, friction: 0.5, sole: {x: [-0.1, 0.1], y: [-0.1, 0.1]}, \
+                  position: [0, 0, 0], rpy: [0, 0, 0]}]\n";
+    let free = problem("free.yaml", base);
+    let held = problem("held.yaml", &format!("{base}{stance}"));
+    let points = 2 * 3 + 1;
+    let (m, cone) = (6, 16);
+    let vi = |p| VariationalNlp::new(p, 2).unwrap();
+    let (a, b) = (vi(&free), vi(&held));
+    assert_eq!(b.num_variables() - a.num_variables(), points * m);
+    assert_eq!(
+        b.num_constraints() - a.num_constraints(),
+        points * (m + cone)
+    );
+    let (a, b) = (
+        CollocationNlp::new(&free).unwrap(),
+        CollocationNlp::new(&held).unwrap(),
+    );
+    assert_eq!(b.num_variables() - a.num_variables(), points * m);
+    // Hermite-Simpson also holds the sole's acceleration at the first point.
+    assert_eq!(
+        b.num_constraints() - a.num_constraints(),
+        points * (m + cone) + m
+    );
+}
+
 #[test]
 fn straight_line_guess_ends_on_the_reach_target() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("problems/arm_reach.yaml");
@@ -279,4 +481,41 @@ fn straight_line_guess_ends_on_the_reach_target() {
     let p = pose[tool.body].transform_point(&tool.placement.translation);
     let target = nalgebra::Vector3::new(0.55, 0.2, 0.45);
     assert!((p - target).norm() < 1e-6, "guess ends at {p:?}");
+}
+
+/// Hermite–Simpson's acceleration rows of a stance (its last six rows), alone: their Jacobian
+/// against differences of the rows, and the Hessian of `λᵀr` with multipliers on those rows
+/// only against differences of its gradient.
+#[test]
+fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
+    let prob = problem("hs_acc.yaml", HUMANOID_STANCE);
+    let mut nlp = CollocationNlp::new(&prob).unwrap();
+    let x = perturbed(&nlp, 3);
+    let m = nlp.num_constraints();
+    let rows = m - 6..m;
+    let exact = dense_jacobian(&mut nlp, &x)
+        .rows(rows.start, 6)
+        .into_owned();
+    let fd = fd_jacobian(&mut nlp, &x).rows(rows.start, 6).into_owned();
+    let e = rel(&exact, &fd);
+    assert!(e < 1e-7, "Jacobian relative error {e:e}");
+    assert!(
+        exact.norm() > 1.0,
+        "rows without dependence: {}",
+        exact.norm()
+    );
+    let lambda: Vec<f64> = (0..m)
+        .map(|r| {
+            if rows.contains(&r) {
+                1.0 + r as f64 % 3.0
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let h = dense_hessian(&mut nlp, &x, 0.0, &lambda, "acceleration rows");
+    let fd = fd_hessian(&mut nlp, &x, 0.0, &lambda);
+    let e = rel(&h, &fd);
+    assert!(e < 1e-6, "Hessian relative error {e:e}");
+    assert!(h.norm() > 1.0, "no curvature: {}", h.norm());
 }

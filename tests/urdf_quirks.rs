@@ -377,3 +377,29 @@ fn locking_checks_names_and_limits_and_locks_followers_with_their_leader() {
         LockReason::LeaderLocked("finger_left_joint".into())
     );
 }
+
+/// A floating base whose inertia misses positive semi-definiteness by 22 % of its largest
+/// moment, as romeo_laas_small's does (−2.13e-2 against 9.90e-2 kg·m²), loads as given with one
+/// warning naming the link; 40 % is refused (`tests/urdf_errors.rs`).
+#[test]
+fn a_body_indefinite_as_in_public_humanoids_loads_as_given() {
+    let text = "<robot name=\"indefinite_base\">\
+         <link name=\"body\"><inertial><mass value=\"10\"/>\
+         <inertia ixx=\"-0.0213\" ixy=\"0\" ixz=\"0\" iyy=\"0.0521\" iyz=\"0\" izz=\"0.099\"/>\
+         </inertial></link></robot>";
+    let m = parse_urdf(text, "quirk.urdf", BaseKind::Floating).unwrap_or_else(|e| panic!("{e}"));
+    let w = &m.report().warnings;
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("'body'") && w[0].contains("positive semi-definite"));
+    let given = spatial_inertia(
+        10.0,
+        &Vec3::zeros(),
+        &Mat3::from_diagonal(&Vec3::new(-0.0213, 0.0521, 0.099)),
+    );
+    let carriers: Vec<_> = m.joints().iter().filter(|j| j.mass > 0.0).collect();
+    assert_eq!(carriers.len(), 1);
+    assert!(
+        (carriers[0].inertia - given).amax() < 1e-15,
+        "not used as given"
+    );
+}

@@ -1,5 +1,6 @@
 //! Subcommands of the `vito` binary, one file each.
 
+mod balance;
 mod bench;
 mod compare;
 mod model;
@@ -32,6 +33,8 @@ enum Command {
     Model(model::ModelArgs),
     /// Write one of the built-in robot descriptions.
     Robot(robot::RobotArgs),
+    /// Find the static balance at a motion problem's start (pose, torques, stance wrenches).
+    Balance(balance::BalanceArgs),
     /// Simulate a robot with the variational integrator.
     Simulate(simulate::SimulateArgs),
     /// Time the integrator's stage algorithms against the paths they replace.
@@ -74,6 +77,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(a) => compare::run(a),
         Command::Model(a) => model::run(a),
         Command::Robot(a) => robot::run(a),
+        Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Bench(a) => bench::run(a),
         Command::View(a) => view::run(a),

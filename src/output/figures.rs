@@ -1,14 +1,15 @@
 //! The standard figures of a solve and of a simulation.
 
 use super::{
-    ContactSchedule, FilmstripOptions, LinePlot, OutputError, Series, fine_grid,
-    write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
+    ContactSchedule, FilmstripOptions, LinePlot, OutputError, Series, SoleFigure, SolePanel,
+    fine_grid, write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
+    write_sole_figure,
 };
 use crate::contact::Terrain;
 use crate::model::{BaseKind, Model};
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
-use crate::transcription::Outcome;
+use crate::transcription::{Outcome, StanceTrajectory};
 use crate::vi::simulate::Trajectory;
 use std::path::{Path, PathBuf};
 
@@ -55,8 +56,9 @@ fn ground(model: &Model) -> Option<f64> {
 
 /// Writes `trajectory` (positions, velocities and torques over time, from the interpolant),
 /// `convergence` (constraint violation and dual infeasibility per SQP iteration) and
-/// `filmstrip` (with the terrain and the contact forces), and with contact `contact_forces`
-/// and `contact_schedule`, each as SVG and PNG; returns the files written.
+/// `filmstrip` (with the terrain, the contact forces and the stance forces at their centres
+/// of pressure), with contact `contact_forces` and `contact_schedule`, with stances
+/// `stance_wrench` and `centre_of_pressure`, each as SVG and PNG; returns the files written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -126,22 +128,24 @@ pub fn write_solve_figures(
     let film_stem = dir.join("filmstrip");
     let film: Vec<(f64, Vec<f64>)> = times.iter().copied().zip(q).collect();
     let contact = sol.contact.as_ref();
-    let forces = contact.map_or_else(Vec::new, |c| {
-        sol.times
-            .iter()
-            .enumerate()
-            .map(|(p, &t)| {
-                (
-                    t,
-                    c.positions[p]
-                        .iter()
-                        .copied()
-                        .zip(c.forces[p].iter().copied())
-                        .collect(),
-                )
-            })
-            .collect()
-    });
+    let forces: Vec<(f64, Vec<(Vec3, Vec3)>)> = sol
+        .times
+        .iter()
+        .enumerate()
+        .map(|(p, &t)| {
+            let mut f: Vec<(Vec3, Vec3)> = contact.map_or_else(Vec::new, |c| {
+                c.positions[p]
+                    .iter()
+                    .copied()
+                    .zip(c.forces[p].iter().copied())
+                    .collect()
+            });
+            if let Some(st) = &sol.stance {
+                f.extend(st.feet.iter().filter_map(|foot| foot.world_force(p)));
+            }
+            (t, f)
+        })
+        .collect();
     write_filmstrip(
         &film_stem,
         &prob.model,
@@ -155,6 +159,14 @@ pub fn write_solve_figures(
         },
     )?;
     let mut stems = vec![stem, conv_stem, film_stem];
+    if let Some(st) = &sol.stance {
+        stems.extend(write_stance_figures(
+            dir,
+            &format!("{} — {}", prob.name, prob.transcription),
+            &sol.times,
+            st,
+        )?);
+    }
     if let Some(c) = contact {
         let points = sol.times.len();
         stems.extend(write_contact_figures(
@@ -177,6 +189,83 @@ pub fn write_solve_figures(
         .iter()
         .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
         .collect())
+}
+
+/// Writes `stance_wrench` (each stance foot's force and torque at its sole centre over time,
+/// in its frame's axes) and `centre_of_pressure` (the centre of pressure and the projected
+/// centre of mass inside each sole); returns their stems.
+fn write_stance_figures(
+    dir: &Path,
+    title: &str,
+    times: &[f64],
+    st: &StanceTrajectory,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let component = |c: usize, label: &str| -> Vec<Series> {
+        st.feet
+            .iter()
+            .map(|f| Series {
+                label: format!("{label} {}", f.name),
+                points: times
+                    .iter()
+                    .zip(&f.wrench)
+                    .map(|(t, w)| (*t, w[c]))
+                    .collect(),
+            })
+            .collect()
+    };
+    let forces: Vec<Series> = ["f_x", "f_y", "f_z"]
+        .iter()
+        .enumerate()
+        .flat_map(|(c, l)| component(c, l))
+        .collect();
+    let torques: Vec<Series> = ["τ_x", "τ_y", "τ_z"]
+        .iter()
+        .enumerate()
+        .flat_map(|(c, l)| component(3 + c, l))
+        .collect();
+    let wrench_stem = dir.join("stance_wrench");
+    write_panels(
+        &wrench_stem,
+        &format!("{title} — stance wrench at the sole centre (sole axes)"),
+        &[
+            LinePlot {
+                title: "Force",
+                x_label: "t [s]",
+                y_label: "f [N]",
+                series: &forces,
+                log_y: false,
+            },
+            LinePlot {
+                title: "Torque",
+                x_label: "t [s]",
+                y_label: "τ [N·m]",
+                series: &torques,
+                log_y: false,
+            },
+        ],
+    )?;
+    let cop_stem = dir.join("centre_of_pressure");
+    write_sole_figure(
+        &cop_stem,
+        &SoleFigure {
+            title: format!("{title} — centre of pressure in the sole"),
+            panels: st
+                .feet
+                .iter()
+                .map(|f| SolePanel {
+                    name: f.name.clone(),
+                    sole: f.sole,
+                    cop: f
+                        .cop
+                        .iter()
+                        .map(|c| c.unwrap_or((f64::NAN, f64::NAN)))
+                        .collect(),
+                    com: f.com.iter().map(|c| (c.x, c.y)).collect(),
+                })
+                .collect(),
+        },
+    )?;
+    Ok(vec![wrench_stem, cop_stem])
 }
 
 /// Contact values over time: `[sample][contact]` normal force (N), world force (N), gap (m).

@@ -4,6 +4,7 @@
 
 mod animation;
 mod atomic;
+mod balance_report;
 mod figures;
 mod filmstrip;
 mod gait;
@@ -14,6 +15,7 @@ mod scene;
 mod shapes;
 mod simulation_report;
 mod skeleton;
+mod sole;
 mod solve_report;
 mod table;
 mod trajectory;
@@ -21,6 +23,7 @@ mod viewer;
 mod views;
 
 pub use atomic::write_atomic;
+pub use balance_report::write_balance;
 pub use figures::{write_simulation_figures, write_solve_figures};
 pub use filmstrip::{FilmstripOptions, write_filmstrip};
 pub use gait::{ContactSchedule, write_contact_schedule};
@@ -29,7 +32,10 @@ pub use recorded::{ContactRecord, RobotRecord, TargetKind, TargetRecord};
 pub use result_dir::{RecordedReport, read_motion, read_report};
 pub use scene::Motion;
 pub use simulation_report::{SimulationReport, write_simulation_report};
-pub use solve_report::{Report, SAMPLES_PER_STAGE, fine_grid, sampled_rows, write_solve_report};
+pub use sole::{SoleFigure, SolePanel, write_sole_figure};
+pub use solve_report::{
+    Report, SAMPLES_PER_STAGE, StanceReport, fine_grid, sampled_rows, write_solve_report,
+};
 pub use table::write_csv;
 pub use trajectory::write_simulation_csv;
 pub use views::{ViewOptions, write_views};

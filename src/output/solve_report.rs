@@ -34,6 +34,53 @@ pub struct ContactReport {
     pub residuals: crate::transcription::ContactResiduals,
 }
 
+/// One stance foot in a report: where it is held and its sole.
+#[derive(Serialize)]
+pub struct StanceFoot {
+    /// The held frame.
+    pub frame: String,
+    /// Its held world position (m).
+    pub position: [f64; 3],
+    /// Its held world orientation (rotation matrix, rows).
+    pub rotation: [[f64; 3]; 3],
+    /// The sole rectangle in the frame (m).
+    pub sole: crate::contact::SoleRectangle,
+    /// Friction coefficient of the pyramid.
+    pub friction: f64,
+}
+
+/// The stance part of a report: the feet and the residuals of the stance conditions (the
+/// wrench cone's face form evaluated on each wrench, the centre of pressure's margin, the
+/// held frames' drift).
+#[derive(Serialize)]
+pub struct StanceReport {
+    /// The stance feet.
+    pub feet: Vec<StanceFoot>,
+    /// The residuals.
+    #[serde(flatten)]
+    pub residuals: crate::transcription::StanceResiduals,
+}
+
+impl StanceReport {
+    /// The report of a stance trajectory.
+    pub fn new(st: &crate::transcription::StanceTrajectory) -> Self {
+        Self {
+            feet: st
+                .feet
+                .iter()
+                .map(|f| StanceFoot {
+                    frame: f.name.clone(),
+                    position: f.position.into(),
+                    rotation: std::array::from_fn(|r| std::array::from_fn(|c| f.rotation[(r, c)])),
+                    sole: f.sole,
+                    friction: f.friction,
+                })
+                .collect(),
+            residuals: st.residuals(),
+        }
+    }
+}
+
 /// The machine-readable summary of a solve.
 #[derive(Serialize)]
 pub struct Report {
@@ -94,6 +141,9 @@ pub struct Report {
     /// How well the solution meets the contact conditions (problems with terrain).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contact: Option<ContactReport>,
+    /// The stance feet and how well their conditions hold (problems with stances).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stance: Option<StanceReport>,
     /// The frame-position costs and constraints.
     pub targets: Vec<TargetRecord>,
     history: Vec<HistoryRow>,
@@ -136,6 +186,7 @@ impl Report {
                     residuals,
                 },
             ),
+            stance: outcome.solution.stance.as_ref().map(StanceReport::new),
             targets: targets(prob, &outcome.solution.times),
             terrain: prob.contact.as_ref().map(|c| c.terrain.clone()),
             history: r
@@ -156,7 +207,8 @@ impl Report {
 }
 
 /// `t, q_<joint>…, v_<joint>…, u_<joint>…` at the given times, sampled from the solution's
-/// interpolant, then the contact columns (linear between the points) when there is contact.
+/// interpolant, then the contact columns (linear between the points) when there is contact and
+/// the stance columns (linear between the points) when there are stances.
 pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
     times
         .iter()
@@ -168,6 +220,9 @@ pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
             row.extend(u);
             if let Some(c) = &sol.contact {
                 row.extend(c.sample(&sol.times, t));
+            }
+            if let Some(s) = &sol.stance {
+                row.extend(s.sample(&sol.times, t));
             }
             row
         })
@@ -190,6 +245,9 @@ fn header(sol: &Solution) -> Vec<String> {
     h.extend(sol.actuated_names.iter().map(|j| format!("u_{j}")));
     if let Some(c) = &sol.contact {
         h.extend(c.header());
+    }
+    if let Some(s) = &sol.stance {
+        h.extend(s.header());
     }
     h
 }
@@ -224,6 +282,9 @@ pub fn write_solve_report(
             row.extend(&sol.u[p]);
             if let Some(c) = &sol.contact {
                 row.extend(c.row(p));
+            }
+            if let Some(s) = &sol.stance {
+                row.extend(s.row(p));
             }
             row
         })

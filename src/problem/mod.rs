@@ -5,6 +5,7 @@
 
 mod optimization;
 mod simulation;
+mod stance;
 mod terrain;
 
 pub use optimization::{
@@ -16,6 +17,7 @@ pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,
     load_simulation,
 };
+pub use stance::Stance;
 
 use crate::model::{Model, UrdfError};
 use crate::spatial::Vec3;

@@ -28,11 +28,14 @@
 //!   - frame_position: {frame: tool, position: [0.5, 0, 0.6], time: end, axes: [x, y, z]}
 //!   - frame_orientation: {frame: tool, rpy: [0, 1.57, 0], time: end}
 //!   - joint_equality: {joint: a, equals: b, ratio: 1.0, offset: 0.0}
+//!   - frame_bounds: {frame: l_sole, z: [0.05, .inf]}       # at every point
+//! stance: [{frame: r_sole, friction: 0.8, sole: {x: [-0.09, 0.17], y: [-0.07, 0.06]}}]
 //! solver: {qp: clarabel, tolerance: 1.0e-6, max_iterations: 300, hessian: exact}
 //! initial_guess: interpolate        # or {from: ../results/x/trajectory.csv}
 //! output: results/pendulum_swingup_2
 //! ```
 
+use super::stance::{Stance, StanceFile, stances};
 use super::terrain::{TerrainFile, contact_model};
 use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
 use crate::contact::ContactModel;
@@ -214,6 +217,15 @@ pub enum PathConstraint {
         /// When.
         time: TimeSpec,
     },
+    /// `lower_k ≤ e_kᵀ p_frame(q) ≤ upper_k` along world axes `e_k` at every point.
+    FrameBounds {
+        /// Frame name.
+        name: String,
+        /// The frame.
+        point: BodyPoint,
+        /// `(e_k, lower_k, upper_k)` per bounded axis.
+        axes: Vec<(Vec3, f64, f64)>,
+    },
     /// `q_a − ratio · q_b − offset = 0` at every control point.
     JointEquality {
         /// Joint index `a`.
@@ -282,6 +294,8 @@ pub struct TrajectoryProblem {
     pub contact: Option<ContactModel>,
     /// How the contact conditions' complementarity is solved.
     pub complementarity: ComplementarityMethod,
+    /// Feet held flat on the ground for the whole motion.
+    pub stances: Vec<Stance>,
 }
 
 /// How a transcription poses the complementarity of the contact conditions.
@@ -355,6 +369,8 @@ struct ProblemFile {
     terrain: Option<TerrainFile>,
     contacts: Option<Vec<String>>,
     complementarity: Option<ComplementarityFile>,
+    #[serde(default)]
+    stance: Vec<StanceFile>,
 }
 
 #[derive(Deserialize)]
@@ -429,6 +445,16 @@ struct ConstraintFile {
     frame_position: Option<FramePositionFile>,
     frame_orientation: Option<FrameOrientationFile>,
     joint_equality: Option<JointEqualityFile>,
+    frame_bounds: Option<FrameBoundsFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrameBoundsFile {
+    frame: String,
+    x: Option<Value>,
+    y: Option<Value>,
+    z: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -460,13 +486,13 @@ struct JointEqualityFile {
 }
 
 /// Validation context: the file name for messages and the model's joints.
-struct Ctx<'a> {
-    path: &'a str,
-    model: &'a Model,
+pub(super) struct Ctx<'a> {
+    pub path: &'a str,
+    pub model: &'a Model,
 }
 
 impl Ctx<'_> {
-    fn invalid(&self, field: &str, message: impl Into<String>) -> ProblemError {
+    pub fn invalid(&self, field: &str, message: impl Into<String>) -> ProblemError {
         ProblemError::Invalid {
             path: self.path.to_string(),
             field: field.to_string(),
@@ -655,7 +681,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn point(&self, field: &str, name: &str) -> Result<BodyPoint, ProblemError> {
+    pub fn point(&self, field: &str, name: &str) -> Result<BodyPoint, ProblemError> {
         if let Some(f) = self.model.frame(name) {
             return Ok(BodyPoint {
                 body: f.body,
@@ -986,12 +1012,36 @@ pub fn load_problem(
             c.frame_position.is_some(),
             c.frame_orientation.is_some(),
             c.joint_equality.is_some(),
+            c.frame_bounds.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(ctx.invalid(
                 &field,
-                "needs exactly one of frame_position, frame_orientation or joint_equality",
+                "needs exactly one of frame_position, frame_orientation, joint_equality or \
+                 frame_bounds",
             ));
+        }
+        if let Some(b) = &c.frame_bounds {
+            let f = format!("{field}.frame_bounds");
+            let mut axes = Vec::new();
+            for (name, e, v) in [
+                ("x", Vec3::x(), &b.x),
+                ("y", Vec3::y(), &b.y),
+                ("z", Vec3::z(), &b.z),
+            ] {
+                if let Some(v) = v {
+                    let (lo, hi) = ctx.range(&format!("{f}.{name}"), v)?;
+                    axes.push((e, lo, hi));
+                }
+            }
+            if axes.is_empty() {
+                return Err(ctx.invalid(&f, "needs a range for at least one of x, y or z"));
+            }
+            constraints.push(PathConstraint::FrameBounds {
+                name: b.frame.clone(),
+                point: ctx.point(&format!("{f}.frame"), &b.frame)?,
+                axes,
+            });
         }
         if let Some(FramePositionFile {
             frame,
@@ -1106,6 +1156,7 @@ pub fn load_problem(
         }
     };
     let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
+    let stances = stances(&ctx, &f.stance, &initial_q)?;
     let complementarity = match &f.complementarity {
         None => ComplementarityMethod::Penalty(DEFAULT_PENALTY_WEIGHT),
         Some(c) => match (c.method.as_str(), c.weight) {
@@ -1181,6 +1232,7 @@ pub fn load_problem(
         output,
         contact,
         complementarity,
+        stances,
         model,
         robot_file: robot_path,
     })

@@ -1,10 +1,17 @@
 //! Dynamic accuracy of an optimized trajectory: its controls re-simulated by an independent
 //! integrator (RK4 on the articulated-body dynamics) and compared with the trajectory the
 //! transcription claims — once open loop over the whole horizon, and stage by stage from each
-//! knot (the local error, which does not grow with the instability of the motion).
+//! knot (the local error, which does not grow with the instability of the motion). Stance feet
+//! are held fixed in the re-simulation, as the transcription holds them, by the constraint
+//! forces of `dynamics::held_forward_dynamics`: a light foot driven open loop by the reported
+//! wrench would measure its own ill-conditioning (the 2 kg foot and 0.1 kg ankle link of the
+//! humanoid under a 1.5 kN wrench), not the transcription.
 
 use super::Solution;
-use crate::dynamics::{Workspace, forward_kinematics, point_jacobian, simulate_rk4_with_loads};
+use crate::dynamics::{
+    HeldFrame, Workspace, forward_kinematics, point_jacobian, simulate_rk4_held,
+    simulate_rk4_with_loads,
+};
 use crate::model::Model;
 use serde::Serialize;
 
@@ -72,9 +79,32 @@ impl<'a> ContactLoads<'a> {
 }
 
 /// Re-simulates `sol`'s controls (its own interpolant `u(t)`) and contact forces (linear
-/// between the points) with RK4 steps of at most `max_step` and at most a fiftieth of a stage.
+/// between the points), with its stance feet held, with RK4 steps of at most `max_step` and at
+/// most a fiftieth of a stage.
 pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accuracy {
     let mut contact = ContactLoads::new(model, sol);
+    let held: Vec<HeldFrame> = sol.stance.as_ref().map_or_else(Vec::new, |s| {
+        s.feet
+            .iter()
+            .map(|f| HeldFrame {
+                body: f.point.body,
+                placement: f.point.placement,
+            })
+            .collect()
+    });
+    let simulate = |q0: &[f64],
+                    v0: &[f64],
+                    controls: &mut dyn FnMut(f64, &mut [f64]),
+                    loads: &mut crate::dynamics::Loads,
+                    h: f64,
+                    steps: usize,
+                    every: usize| {
+        if held.is_empty() {
+            simulate_rk4_with_loads(model, q0, v0, controls, loads, h, steps, every)
+        } else {
+            simulate_rk4_held(model, q0, v0, controls, loads, &held, h, steps, every)
+        }
+    };
     let knots: Vec<usize> = sol.knot_indices().collect();
     let stages = knots.len().max(2) - 1;
     let t_end = sol.duration();
@@ -98,16 +128,7 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
         let (q0, v0, _) = sol.sample(t0);
         let mut controls = |t: f64, u: &mut [f64]| u.copy_from_slice(&sol.sample(t0 + t).2);
         let mut loads = |t: f64, q: &[f64], tau: &mut [f64]| contact.add(t0 + t, q, tau);
-        let run = simulate_rk4_with_loads(
-            model,
-            &q0,
-            &v0,
-            &mut controls,
-            &mut loads,
-            h,
-            per_stage,
-            per_stage,
-        );
+        let run = simulate(&q0, &v0, &mut controls, &mut loads, h, per_stage, per_stage);
         if let Some((_, q, v)) = run.last() {
             let (qe, ve, _) = sol.sample(t0 + stage_len);
             acc.local_q_error = acc.local_q_error.max(inf_norm(q, &qe));
@@ -117,8 +138,7 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
     let (q0, v0, _) = sol.sample(0.0);
     let mut controls = |t: f64, u: &mut [f64]| u.copy_from_slice(&sol.sample(t).2);
     let mut loads = |t: f64, q: &[f64], tau: &mut [f64]| contact.add(t, q, tau);
-    let run = simulate_rk4_with_loads(
-        model,
+    let run = simulate(
         &q0,
         &v0,
         &mut controls,

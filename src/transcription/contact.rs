@@ -130,21 +130,6 @@ impl ContactTrajectory {
 
     /// The contact values at time `t`, linear between the points at `times`.
     pub fn sample(&self, times: &[f64], t: f64) -> Vec<f64> {
-        let last = times.len() - 1;
-        let k = times.partition_point(|&tp| tp <= t).clamp(1, last.max(1));
-        if last == 0 {
-            return self.row(0);
-        }
-        let (t0, t1) = (times[k - 1], times[k]);
-        let w = if t1 > t0 {
-            ((t - t0) / (t1 - t0)).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        self.row(k - 1)
-            .iter()
-            .zip(self.row(k))
-            .map(|(a, b)| a + w * (b - a))
-            .collect()
+        super::common::sample_rows(times, t, |p| self.row(p))
     }
 }

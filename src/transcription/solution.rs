@@ -2,6 +2,7 @@
 //! interpolant, which samples `q(t)`, `q̇(t)` and `u(t)` at any time.
 
 use super::contact::ContactTrajectory;
+use super::stance::StanceTrajectory;
 use crate::collocation::{HermiteSimpsonLayout, Var, interpolate};
 use crate::vi::Galerkin;
 
@@ -57,6 +58,8 @@ pub struct Solution {
     pub interpolant: Interpolant,
     /// Contact forces and gaps at the points, when the problem has contact.
     pub contact: Option<ContactTrajectory>,
+    /// The stance feet's wrenches at the points, when the problem has stances.
+    pub stance: Option<StanceTrajectory>,
 }
 
 impl Solution {

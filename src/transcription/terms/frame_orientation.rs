@@ -53,8 +53,7 @@ impl PointTerm for FrameOrientation {
         }
         let target = &self.rotation;
         let rm = frame_rotation(&scratch.kin, &f.point);
-        let h = 0.5 * vee(&(target.transpose() * rm - rm.transpose() * target));
-        rows[..3].copy_from_slice(h.as_slice());
+        rows[..3].copy_from_slice(orientation_error(target, &rm).as_slice());
         if let Some(jv) = jac {
             let fj = &mut scratch.frame_jacobian;
             frame_jacobian(
@@ -67,9 +66,8 @@ impl PointTerm for FrameOrientation {
             let mut k = 0;
             for comp in 0..3 {
                 for &j in &f.chain {
-                    let w = hat(&Vec3::new(fj[(0, j)], fj[(1, j)], fj[(2, j)]));
-                    let d = 0.5 * vee(&(target.transpose() * w * rm + rm.transpose() * w * target));
-                    jv[k] = d[comp];
+                    let w = Vec3::new(fj[(0, j)], fj[(1, j)], fj[(2, j)]);
+                    jv[k] = orientation_error_rate(target, &rm, &w)[comp];
                     k += 1;
                 }
             }
@@ -79,4 +77,18 @@ impl PointTerm for FrameOrientation {
     fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         self.frame.hessian_pattern(p, ix, out);
     }
+}
+
+/// `½ vee(R*ᵀR − RᵀR*)`: zero when the orientation `R` equals the target `R*` (or is a half turn
+/// from it); for `R = R* exp(φ̂)` it is `φ` to first order (the rotation from `R*` to `R` in
+/// `R*`'s axes).
+pub(super) fn orientation_error(target: &Mat3, rm: &Mat3) -> Vec3 {
+    0.5 * vee(&(target.transpose() * rm - rm.transpose() * target))
+}
+
+/// The rate of [`orientation_error`] when `R` turns at the world angular velocity `ω`
+/// (`Ṙ = ω̂ R`): `½ vee(R*ᵀ ω̂ R + Rᵀ ω̂ R*)`.
+pub(super) fn orientation_error_rate(target: &Mat3, rm: &Mat3, omega: &Vec3) -> Vec3 {
+    let w = hat(omega);
+    0.5 * vee(&(target.transpose() * w * rm + rm.transpose() * w * target))
 }

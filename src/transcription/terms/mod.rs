@@ -24,17 +24,20 @@
 
 mod contact;
 mod effort;
+mod frame_bounds;
 mod frame_orientation;
 mod frame_position;
 mod frame_target;
 mod joint_equality;
+mod stance;
 mod terminal;
 mod tracking;
 
 use super::common::{FD_STEP, Points};
 use super::contact::ContactTrajectory;
+use super::stance::StanceTrajectory;
 use crate::contact::ContactSample;
-use crate::dynamics::{Workspace, forward_kinematics};
+use crate::dynamics::{Workspace, center_of_mass, forward_kinematics};
 use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
@@ -482,6 +485,8 @@ pub(crate) struct Terms<'a> {
     loads: Vec<PointLoad>,
     /// For each term, the index of its first load in `loads`.
     first_load: Vec<usize>,
+    /// The stance terms' indices, with copies for reading solutions.
+    stances: Vec<(usize, stance::StanceTerm)>,
 }
 
 impl<'a> Terms<'a> {
@@ -503,7 +508,9 @@ impl<'a> Terms<'a> {
         frame_position::add(prob, points, &mut terms);
         frame_orientation::add(prob, points, &mut terms);
         joint_equality::add(prob, &mut terms);
+        frame_bounds::add(prob, &mut terms);
         contact::add(prob, &mut terms);
+        let stances = stance::add(prob, &mut terms);
         let model = &prob.model;
         let (n, n_u) = (model.dof(), model.actuated_joints().len());
         let count = points.len();
@@ -595,6 +602,7 @@ impl<'a> Terms<'a> {
             num_rows: row - first_row,
             loads,
             first_load,
+            stances,
         }
     }
 
@@ -948,6 +956,24 @@ impl<'a> Terms<'a> {
             out.variables.push(own);
         }
         Some(out)
+    }
+
+    /// The stance feet at every point of `x` (`None` without stances).
+    pub fn stance_trajectory(&self, x: &[f64]) -> Option<StanceTrajectory> {
+        if self.stances.is_empty() {
+            return None;
+        }
+        let model = self.model;
+        let mut ws = Workspace::new(model);
+        let mut feet: Vec<_> = self.stances.iter().map(|(_, t)| t.track()).collect();
+        for plan in &self.plans {
+            let com = center_of_mass(model, &mut ws, &x[plan.q..plan.q + self.n]);
+            for ((t, term), foot) in self.stances.iter().zip(&mut feet) {
+                let b = &plan.blocks[*t];
+                term.record(&x[b.own..b.own + b.own_len], &ws, &com, foot);
+            }
+        }
+        Some(StanceTrajectory { feet })
     }
 
     /// The world forces of every load at point `p` of `x`, with the point's configuration

@@ -1,0 +1,117 @@
+//! The humanoid ball pick of seed 000 §6.3 (`problems/humanoid_ball_pick.yaml`) with the Simpson
+//! VI: it converges, the left palm reaches the ball at t = 1.3 s, the right sole's wrench stays
+//! inside its contact wrench cone (the 16 faces evaluated on every reported wrench), the centre
+//! of pressure inside the sole, the sole where it was, the left foot off the ground and every
+//! limit held. About 25 s in the test profile; the timing is in README (`vito solve`).
+
+use std::path::Path;
+use vito::dynamics::{Workspace, forward_kinematics, frame_pose};
+use vito::problem::{ProblemOverrides, load_problem};
+use vito::sqp::Status;
+use vito::transcription::solve;
+use vito::vi::Galerkin;
+
+const BALL: [f64; 3] = [0.35, 0.30, 0.50];
+
+#[test]
+fn the_humanoid_picks_the_ball_balanced_on_its_right_foot() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/humanoid_ball_pick.yaml");
+    let mut prob = load_problem(&file, &ProblemOverrides::default()).unwrap();
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    assert_eq!(
+        outcome.result.status,
+        Status::Converged,
+        "{}",
+        outcome.result.message
+    );
+    let sol = &outcome.solution;
+    let model = &prob.model;
+    let mut ws = Workspace::new(model);
+    // The palm on the ball at t = 1.3 s (the last point).
+    let palm = model.frame("l_palm").unwrap();
+    let last = sol.times.len() - 1;
+    assert!((sol.times[last] - 1.3).abs() < 1e-12);
+    forward_kinematics(model, &mut ws, &sol.q[last]);
+    let p = frame_pose(&ws, palm.body, &palm.placement).translation;
+    let miss = (p - nalgebra::Vector3::from(BALL)).norm();
+    assert!(miss < 1e-3, "the palm is {miss:e} m from the ball");
+    // The stance conditions, from the reported wrenches and configurations.
+    let st = sol.stance.as_ref().unwrap();
+    let r = st.residuals();
+    assert!(
+        r.largest_cone_violation <= 1e-6,
+        "cone {:e}",
+        r.largest_cone_violation
+    );
+    assert!(
+        r.smallest_cop_margin >= 0.0,
+        "CoP margin {:e}",
+        r.smallest_cop_margin
+    );
+    assert!(r.largest_position_drift <= 1e-6 && r.largest_orientation_drift <= 1e-6);
+    let foot = &st.feet[0];
+    for (p, w) in foot.wrench.iter().enumerate() {
+        let faces = prob.stances[0].cone.faces() * w;
+        assert!(
+            faces.max() <= 1e-6 * foot.force_unit,
+            "point {p}: {}",
+            faces.max()
+        );
+    }
+    // At rest at both ends.
+    for v in [&sol.v[0], &sol.v[last]] {
+        assert!(v.iter().all(|x| x.abs() < 1e-6), "{v:?}");
+    }
+    // The left foot off the ground and the limits of the URDF at every point.
+    let corners: Vec<_> = ["front_left", "front_right", "rear_left", "rear_right"]
+        .iter()
+        .map(|c| {
+            model
+                .contact_points()
+                .iter()
+                .find(|p| p.name == format!("l_foot_{c}"))
+                .unwrap()
+        })
+        .collect();
+    let tol = 1e-6;
+    for (p, q) in sol.q.iter().enumerate() {
+        forward_kinematics(model, &mut ws, q);
+        for c in &corners {
+            let z = ws.body_pose(c.body).transform_point(&c.offset).z;
+            assert!(z >= 0.05 - tol, "point {p}: {} at z = {z}", c.name);
+        }
+        for (i, x) in q.iter().enumerate() {
+            let l = &model.joint(i).limits;
+            assert!(
+                l.lower - tol <= *x && *x <= l.upper + tol,
+                "point {p}: q_{i} = {x}"
+            );
+        }
+        for (c, &i) in model.actuated_joints().iter().enumerate() {
+            let e = model.joint(i).limits.effort;
+            assert!(
+                sol.u[p][c].abs() <= e + tol,
+                "point {p}: u_{i} = {}",
+                sol.u[p][c]
+            );
+        }
+    }
+    // Speeds as the transcription bounds them: the slope of each stage's Lagrange interpolant
+    // through its control points, `Σ_β b^{αβ} q^{k,β} / Δt`, at every control point.
+    let gal = Galerkin::new(2).unwrap();
+    let dt = prob.duration / prob.stages as f64;
+    for k in 0..prob.stages {
+        for al in 0..=2 {
+            for i in 0..model.dof() {
+                let v: f64 = (0..=2)
+                    .map(|be| gal.b(al, be) * sol.q[2 * k + be][i])
+                    .sum::<f64>()
+                    / dt;
+                let s = model.joint(i).limits.velocity;
+                assert!(v.abs() <= s + tol, "stage {k}, node {al}: v_{i} = {v}");
+            }
+        }
+    }
+}
