@@ -3,11 +3,12 @@
 //! them (vito's RNEA and its derivatives, and Pinocchio's with `--reference`), fits their
 //! scaling exponents, and times whole transcriptions' Hessians and NLP evaluations on one and
 //! several threads.
-//! `vito bench --sqp [--qp ..] [--problems DIR] [--only NAMES] [--json]`: solves the bundled
-//! problems with both transcriptions and reports the SQP solver's cost per iteration.
 //!
 //! Every timing is the best of several batches, and the batches of all kernels of one size
 //! (the reference's included) take turns, so that on a shared machine they see the same load.
+//!
+//! `vito bench --sqp [--qp ..] [--problems DIR] [--only NAME,..] [--json]`: solves the bundled
+//! problems with both transcriptions and reports the SQP solver's cost per iteration.
 
 use super::print_stdout;
 use anyhow::{Context, bail};
