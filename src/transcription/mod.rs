@@ -7,6 +7,7 @@ mod collocation;
 mod common;
 mod contact;
 mod guess;
+mod knot_interpolant;
 mod solution;
 mod solve;
 mod terms;
