@@ -389,3 +389,58 @@ fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
     assert!(e < 1e-6, "Hessian relative error {e:e}");
     assert!(h.norm() > 1.0, "no curvature: {}", h.norm());
 }
+
+/// No constraint row is a combination of others: the whole Jacobian of the 2-link pendulum
+/// problem (velocity bounds, a frame constraint at the end, boundary rows) has full row rank for
+/// every `s`, away from the guess. Velocity rows on the Lagrange slope at every control point
+/// failed this: the `s + 1` slopes of a stage and joint span only `s`. (Its joint
+/// equality is left out: a linear coupling of two velocity-bounded joints ties their velocity
+/// rows through it — with `s = 2` the alternating sum over the stages of the coupled
+/// combination is one of the coupling's rows — a dependency of the problem, not of the rows.)
+#[test]
+fn constraint_rows_are_independent() {
+    let text = PENDULUM2.replace(
+        "  - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n",
+        "",
+    );
+    assert_ne!(text, PENDULUM2);
+    let p2 = problem("p2.yaml", &text);
+    for s in 1..=3 {
+        let mut nlp = VariationalNlp::new(&p2, s).unwrap();
+        let x = perturbed(&nlp, 2);
+        let j = dense_jacobian(&mut nlp, &x);
+        let sv = j.transpose().svd(false, false).singular_values;
+        let (lo, hi) = (sv.min(), sv.max());
+        assert!(
+            lo > 1e-8 * hi,
+            "s = {s}: {} rows, smallest singular value {lo:e} of {hi:e}",
+            j.nrows()
+        );
+    }
+}
+
+/// With velocity bounds the VI carries every knot's velocity, `(N − 1)n` variables and rows
+/// beyond Table 1's, and bounds per stage the Lagrange slope at its ends and the written velocity
+/// at its `s − 1` interior control points.
+#[test]
+fn velocity_bounds_add_knot_velocities_and_interior_rows() {
+    for s in 1..=3 {
+        let (n, big_n) = (2, 6);
+        let text = format!(
+            "name: t\nrobot: ROBOTS/pendulum2.urdf\nduration: 1\nstages: {big_n}\n\
+             initial: {{q: [0, 0], v: [0, 0]}}\nfinal: {{v: [0, 0]}}\nbounds: {{v: [-5, 5]}}\n"
+        );
+        let prob = problem("vb.yaml", &text);
+        let nlp = VariationalNlp::new(&prob, s).unwrap();
+        let table1 = (s * big_n + 1) * 2 * n + n;
+        // Per stage and joint: the Lagrange slope at both ends (one, constant, for s = 1) and the
+        // written velocity at the s − 1 interior control points.
+        let slope_and_interior = if s == 1 { 1 } else { s + 1 };
+        assert_eq!(nlp.num_variables(), table1 + (big_n - 1) * n, "s = {s}");
+        assert_eq!(
+            nlp.num_constraints(),
+            s * big_n * n + 2 * n + (big_n - 1) * n + big_n * slope_and_interior * n,
+            "s = {s}"
+        );
+    }
+}
