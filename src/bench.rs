@@ -1,15 +1,25 @@
 //! Benchmark workloads for `vito bench` and the criterion benches: one Simpson stage of an N-link
 //! pendulum, and the straightforward paths the fast algorithms replace — a dense Newton step
-//! (finite-difference Jacobian of Algorithm 1 and a dense LU solve) and a finite-difference
-//! linearization of Algorithm 1.
+//! (finite-difference Jacobian of Algorithm 1 and a dense LU solve), a finite-difference
+//! linearization of Algorithm 1 and the dynamics Hessian by differences of linearizations;
+//! whole transcriptions of bundled robots at their starting points; and whole SQP solves of the
+//! bundled problems ([`sqp_run`], for `vito bench --sqp`).
 
+use crate::dynamics::{
+    InverseDynamicsDerivatives, Workspace, inverse_dynamics, inverse_dynamics_derivatives,
+};
 use crate::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
+use crate::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
+use crate::sqp::{Nlp, QpBackend};
+use crate::transcription::{CollocationNlp, VariationalNlp};
 use crate::vi::{
-    Galerkin, Stage, StageJacobian, StageWorkspace, del_residual, linearize, newton_direction,
+    Galerkin, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient, del_hessian,
+    del_residual, linearize, newton_direction,
 };
 use nalgebra::{DMatrix, DVector};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
+use std::path::Path;
 
 /// One stage of the Simpson integrator on an N-link pendulum with its buffers.
 pub struct StageCase {
@@ -27,6 +37,16 @@ pub struct StageCase {
     p_next: Vec<f64>,
     dq: Vec<f64>,
     fd: DMatrix<f64>,
+    /// Multipliers of the stage outputs `[r^{k,0}; …; r^{k,s−1}; p^{k+1}]`.
+    lambda: Vec<f64>,
+    hess: DMatrix<f64>,
+    grad: [Vec<f64>; 2],
+    gradient: StageGradient,
+    /// A joint state `(q, q̇, q̈)` for the rigid-body kernels, with their buffers.
+    state: [Vec<f64>; 3],
+    dyn_ws: Workspace,
+    tau: Vec<f64>,
+    derivatives: InverseDynamicsDerivatives,
 }
 
 impl StageCase {
@@ -59,6 +79,8 @@ impl StageCase {
             .map(|k| q0[k % n] + gal.nodes()[k / n] * dt * v0[k % n])
             .collect();
         let p = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let lambda = (0..m * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let a = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
         let ws = StageWorkspace::new(&model, &gal);
         let jac = StageJacobian::new(&model, &gal, 0);
         Self {
@@ -67,6 +89,14 @@ impl StageCase {
             p_next: vec![0.0; n],
             dq: vec![0.0; gal.s() * n],
             fd: DMatrix::zeros(m * n, m * n),
+            lambda,
+            hess: DMatrix::zeros(m * n, m * n),
+            grad: [vec![0.0; m * n], vec![0.0; m * n]],
+            gradient: StageGradient::new(&model, &gal, 0),
+            state: [q0, v0, a],
+            dyn_ws: Workspace::new(&model),
+            tau: vec![0.0; n],
+            derivatives: InverseDynamicsDerivatives::new(&model),
             model,
             gal,
             ws,
@@ -75,6 +105,34 @@ impl StageCase {
             p,
             q,
         }
+    }
+
+    /// The number of links.
+    pub fn links(&self) -> usize {
+        self.model.dof()
+    }
+
+    /// The recursive Newton–Euler inverse dynamics at a joint state: the reference kernel of
+    /// the DEL evaluation's cost.
+    pub fn rnea(&mut self) -> f64 {
+        let [q, v, a] = &self.state;
+        inverse_dynamics(&self.model, &mut self.dyn_ws, q, v, a, &mut self.tau);
+        self.tau[0]
+    }
+
+    /// Inverse dynamics with its derivatives (IDSVA): the reference kernel of the
+    /// linearization's cost.
+    pub fn rnea_derivatives(&mut self) -> f64 {
+        let [q, v, a] = &self.state;
+        inverse_dynamics_derivatives(
+            &self.model,
+            &mut self.dyn_ws,
+            q,
+            v,
+            a,
+            &mut self.derivatives,
+        );
+        self.derivatives.dtau_dq[(0, 0)]
     }
 
     /// Algorithm 1: the DEL residual. Returns `‖r‖_∞` (so the work is not optimized away).
@@ -154,6 +212,241 @@ impl StageCase {
         self.finite_differences(0);
         self.fd[(0, 0)]
     }
+
+    /// The O(n) gradient `∇_q (λᵀ r)` of the stage.
+    pub fn gradient(&mut self) -> f64 {
+        let st = stage(self.dt, &self.p, &self.q, &self.u);
+        del_gradient(
+            &self.model,
+            &self.gal,
+            &mut self.ws,
+            &st,
+            &self.lambda,
+            &mut self.gradient,
+        );
+        self.gradient.dq[0]
+    }
+
+    /// The analytic dynamics Hessian `∇²_q (λᵀ r)` of the stage, O(n²) for the chain.
+    pub fn hessian(&mut self) -> f64 {
+        let st = stage(self.dt, &self.p, &self.q, &self.u);
+        del_hessian(
+            &self.model,
+            &self.gal,
+            &mut self.ws,
+            &st,
+            &self.lambda,
+            &mut self.hess,
+        );
+        self.hess[(0, 0)]
+    }
+
+    /// The dynamics Hessian `∇²_q (λᵀ r)` of the stage by central differences of `λᵀ J` over
+    /// the `(s+1)n` control-point coordinates: `2(s+1)n` linearizations.
+    pub fn hessian_by_differences(&mut self) -> f64 {
+        let mut q = self.q.clone();
+        for c in 0..q.len() {
+            let h = 1e-6 * self.q[c].abs().max(1.0);
+            for (side, e) in [h, -h].into_iter().enumerate() {
+                q[c] = self.q[c] + e;
+                let st = stage(self.dt, &self.p, &q, &self.u);
+                linearize(&self.model, &self.gal, &mut self.ws, &st, &mut self.jac);
+                for (j, g) in self.grad[side].iter_mut().enumerate() {
+                    *g = self
+                        .jac
+                        .dq
+                        .column(j)
+                        .dot(&DVector::from_column_slice(&self.lambda));
+                }
+            }
+            q[c] = self.q[c];
+            for r in 0..q.len() {
+                self.hess[(r, c)] = (self.grad[0][r] - self.grad[1][r]) / (2.0 * h);
+            }
+        }
+        self.hess[(0, 0)]
+    }
+}
+
+/// The bundled robots' problems the transcription benches use.
+pub struct ProblemCase {
+    /// What it is, for the tables.
+    pub name: &'static str,
+    /// The problem.
+    pub problem: TrajectoryProblem,
+}
+
+impl ProblemCase {
+    /// `problems/pendulum12_reconfigure.yaml` (12-link pendulum, both ends at rest, speed
+    /// limits) with `stages` stages.
+    ///
+    /// # Errors
+    /// If the problem cannot be written to or read from the temporary directory.
+    pub fn pendulum12(stages: usize) -> Result<Self, String> {
+        let spec = PendulumSpec {
+            links: 12,
+            ..PendulumSpec::default()
+        };
+        let urdf = pendulum_urdf(&spec)?;
+        let zeros = format!("[{}]", ["0"; 12].join(", "));
+        let yaml = format!(
+            "name: pendulum12_bench\nrobot: robot.urdf\nduration: 2.0\nstages: {stages}\n\
+             initial: {{q: {zeros}, v: {zeros}}}\n\
+             final: {{q: [0.3, -0.25, 0.2, -0.15, 0.15, -0.15, 0.15, -0.15, 0.15, -0.15, 0.15, -0.15], v: {zeros}}}\n\
+             bounds: {{u: [-100, 100], v: [-2, 2]}}\ncosts: {{effort: 1.0}}\n"
+        );
+        Ok(Self {
+            name: "pendulum12",
+            problem: load_from_text(&urdf, &yaml)?,
+        })
+    }
+
+    /// `robots/humanoid.urdf` (30 DoF, floating base) over 1.3 s in `stages` stages, at rest at
+    /// both ends, from standing to a crouch reaching left and down, effort cost.
+    ///
+    /// # Errors
+    /// If the problem cannot be written to or read from the temporary directory.
+    pub fn humanoid(stages: usize) -> Result<Self, String> {
+        let zeros = format!("[{}]", ["0"; 30].join(", "));
+        let yaml = format!(
+            "name: humanoid_bench\nrobot: robot.urdf\nbase: floating\nduration: 1.3\n\
+             stages: {stages}\ninitial: {{q: {{base_z: 0.94}}, v: {zeros}}}\n\
+             final: {{q: {{base_z: 0.85, back_bky: 0.3, l_arm_shx: 0.6, l_arm_ely: 0.8, \
+             l_leg_hpy: -0.5, l_leg_kny: 1.0, l_leg_aky: -0.5, r_leg_hpy: -0.5, \
+             r_leg_kny: 1.0, r_leg_aky: -0.5}}, v: {zeros}}}\ncosts: {{effort: 0.01}}\n"
+        );
+        Ok(Self {
+            name: "humanoid",
+            problem: load_from_text(include_str!("../robots/humanoid.urdf"), &yaml)?,
+        })
+    }
+}
+
+/// Loads a problem whose `robot` is `robot.urdf` from a fresh temporary directory.
+fn load_from_text(urdf: &str, yaml: &str) -> Result<TrajectoryProblem, String> {
+    let dir = std::env::temp_dir().join(format!("vito-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join("problem.yaml");
+    let written = std::fs::write(dir.join("robot.urdf"), urdf)
+        .and_then(|()| std::fs::write(&file, yaml))
+        .map_err(|e| format!("{}: {e}", dir.display()));
+    let loaded = written.and_then(|()| {
+        load_problem(&file, &ProblemOverrides::default()).map_err(|e| e.to_string())
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    loaded
+}
+
+/// Which transcription a [`TranscriptionCase`] uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transcription {
+    /// The Simpson variational integrator.
+    SimpsonVi,
+    /// Hermite–Simpson collocation.
+    HermiteSimpson,
+}
+
+impl Transcription {
+    /// The name used in problem files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transcription::SimpsonVi => "simpson_vi",
+            Transcription::HermiteSimpson => "hermite_simpson",
+        }
+    }
+}
+
+/// A transcribed problem at its starting point with fixed multipliers, and its buffers.
+pub struct TranscriptionCase<'a> {
+    nlp: Transcribed<'a>,
+    x: Vec<f64>,
+    lambda: Vec<f64>,
+    grad: Vec<f64>,
+    cons: Vec<f64>,
+    jac: Vec<f64>,
+    hess: Vec<f64>,
+}
+
+enum Transcribed<'a> {
+    Vi(Box<VariationalNlp<'a>>),
+    Hs(Box<CollocationNlp<'a>>),
+}
+
+impl Transcribed<'_> {
+    fn nlp(&mut self) -> &mut dyn Nlp {
+        match self {
+            Transcribed::Vi(n) => n.as_mut(),
+            Transcribed::Hs(n) => n.as_mut(),
+        }
+    }
+}
+
+impl<'a> TranscriptionCase<'a> {
+    /// Transcribes `problem`; the multipliers are `cos(1.3 r)` for row `r`.
+    ///
+    /// # Errors
+    /// If the transcription cannot be built.
+    pub fn new(problem: &'a TrajectoryProblem, kind: Transcription) -> Result<Self, String> {
+        let mut nlp = match kind {
+            Transcription::SimpsonVi => Transcribed::Vi(Box::new(VariationalNlp::new(problem, 2)?)),
+            Transcription::HermiteSimpson => {
+                Transcribed::Hs(Box::new(CollocationNlp::new(problem)?))
+            }
+        };
+        let n = nlp.nlp();
+        let mut x = vec![0.0; n.num_variables()];
+        n.initial_point(&mut x);
+        let m = n.num_constraints();
+        let jac = vec![0.0; n.jacobian_structure().len()];
+        let hess = vec![0.0; n.hessian_structure().map_or(0, |s| s.len())];
+        Ok(Self {
+            lambda: (0..m).map(|r| (r as f64 * 1.3).cos()).collect(),
+            grad: vec![0.0; x.len()],
+            cons: vec![0.0; m],
+            x,
+            nlp,
+            jac,
+            hess,
+        })
+    }
+
+    /// Number of decision variables.
+    pub fn variables(&self) -> usize {
+        self.x.len()
+    }
+
+    /// The Hessian of the Lagrangian. Returns one of its values.
+    pub fn hessian(&mut self) -> f64 {
+        let ok = self
+            .nlp
+            .nlp()
+            .hessian_values(&self.x, 1.0, &self.lambda, &mut self.hess);
+        ok.map_or(f64::NAN, |()| self.hess.first().copied().unwrap_or(0.0))
+    }
+
+    /// The Hessian of the Lagrangian by the route the analytic dynamics curvature replaced
+    /// (central differences of exact stage or point derivatives). Returns one of its values.
+    pub fn hessian_by_differences(&mut self) -> f64 {
+        let (x, l, h) = (&self.x, &self.lambda, &mut self.hess);
+        let ok = match &mut self.nlp {
+            Transcribed::Vi(n) => n.hessian_values_by_differences(x, 1.0, l, h),
+            Transcribed::Hs(n) => n.hessian_values_by_differences(x, 1.0, l, h),
+        };
+        ok.map_or(f64::NAN, |()| self.hess.first().copied().unwrap_or(0.0))
+    }
+
+    /// Everything an SQP iteration evaluates: objective, gradient, constraints, Jacobian and
+    /// Hessian. Returns the objective.
+    pub fn evaluation(&mut self) -> f64 {
+        let nlp = self.nlp.nlp();
+        let f = nlp.objective(&self.x).unwrap_or(f64::NAN);
+        let ok = nlp
+            .gradient(&self.x, &mut self.grad)
+            .and_then(|()| nlp.constraints(&self.x, &mut self.cons))
+            .and_then(|()| nlp.jacobian_values(&self.x, &mut self.jac));
+        self.hessian();
+        ok.map_or(f64::NAN, |()| f)
+    }
 }
 
 fn stage<'a>(dt: f64, p: &'a [f64], q: &'a [f64], u: &'a [f64]) -> Stage<'a> {
@@ -165,6 +458,96 @@ fn stage<'a>(dt: f64, p: &'a [f64], q: &'a [f64], u: &'a [f64]) -> Stage<'a> {
         loads: &[],
         forces: &[],
     }
+}
+
+/// The bundled problems `vito bench --sqp` solves, in order.
+pub const SQP_PROBLEMS: [&str; 6] = [
+    "pendulum_swingup_1",
+    "pendulum_swingup_2",
+    "pendulum_swingup_3",
+    "acrobot_swingup",
+    "arm_reach",
+    "pendulum12_reconfigure",
+];
+
+/// What one SQP solve of a bundled problem cost.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SqpRun {
+    /// The problem's name (file stem).
+    pub problem: String,
+    /// The transcription, as written in problem files.
+    pub transcription: String,
+    /// The QP backend.
+    pub qp: String,
+    /// The solver's status, formatted.
+    pub status: String,
+    /// The final objective.
+    pub objective: f64,
+    /// SQP iterations.
+    pub iterations: usize,
+    /// Wall time of the whole solve, in seconds.
+    pub total_s: f64,
+    /// Time spent in QP solves, in seconds.
+    pub qp_s: f64,
+    /// Median wall time of one SQP iteration, in milliseconds.
+    pub median_iteration_ms: f64,
+    /// Numeric sparse factorizations per iteration, averaged over the solve.
+    pub factorizations_per_iteration: f64,
+    /// Median numeric sparse factorizations of one iteration.
+    pub median_factorizations: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let k = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[k]
+    } else {
+        0.5 * (v[k - 1] + v[k])
+    }
+}
+
+/// Solves `problems/<name>.yaml` under `dir` with `transcription` and `qp` (no log) and
+/// reports what it cost.
+///
+/// # Errors
+/// A message naming the file when the problem cannot be loaded or solved at all.
+pub fn sqp_run(
+    dir: &Path,
+    name: &str,
+    transcription: TranscriptionKind,
+    qp: QpBackend,
+) -> Result<SqpRun, String> {
+    let file = dir.join(format!("{name}.yaml"));
+    let overrides = ProblemOverrides {
+        qp: Some(qp),
+        transcription: Some(transcription),
+        ..ProblemOverrides::default()
+    };
+    let mut prob = load_problem(&file, &overrides).map_err(|e| e.to_string())?;
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    let outcome = crate::transcription::solve(&prob, &mut std::io::sink())
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let r = &outcome.result;
+    let steps = r.history.get(1..).unwrap_or_default();
+    Ok(SqpRun {
+        problem: name.to_string(),
+        transcription: transcription.to_string(),
+        qp: format!("{qp:?}").to_lowercase(),
+        status: format!("{:?}", r.status),
+        objective: r.objective,
+        iterations: r.iterations,
+        total_s: r.timing.total.as_secs_f64(),
+        qp_s: r.timing.qp.as_secs_f64(),
+        median_iteration_ms: 1e3 * median(steps.iter().map(|h| h.step_time_s).collect()),
+        factorizations_per_iteration: steps.iter().map(|h| h.factorizations).sum::<usize>() as f64
+            / steps.len().max(1) as f64,
+        median_factorizations: median(steps.iter().map(|h| h.factorizations as f64).collect()),
+    })
 }
 
 /// Least-squares slope of `log y` against `log x`: the scaling exponent.
@@ -193,6 +576,13 @@ mod tests {
         c.linearize_fd();
         let e = (&c.jac.dq - &c.fd).norm() / c.jac.dq.norm();
         assert!(e < 1e-6, "{e:e}");
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(Vec::new()).is_nan());
     }
 
     #[test]

@@ -16,8 +16,10 @@
 //!   Newton direction (also with holonomic constraints), O(n²) linearization, simulation.
 //! - [`collocation`]: the Hermite–Simpson collocation baseline (implicit form): its
 //!   inverse-dynamics and defect rows with exact sparse Jacobians, evaluated in parallel.
-//! - [`sqp`]: a sparse SQP solver (Clarabel or OSQP subproblems, exact or block-BFGS
-//!   Hessians, filter line search with restoration, elastic mode, complementarity constraints).
+//! - [`qp`]: QP solvers: the working-set solver on the KKT system (primal-dual and primal
+//!   active set with inertia control on one sparse `LDLᵀ`), and the Clarabel and OSQP backends.
+//! - [`sqp`]: a sparse SQP solver (exact or block-BFGS Hessians, warm-started working-set QPs,
+//!   filter line search with restoration, elastic mode, complementarity constraints).
 //! - [`problem`]: the YAML files of motion problems and simulations, validated.
 //! - [`transcription`]: motion problems as NLPs (Simpson VI or Hermite–Simpson), solving them,
 //!   their solutions and dynamic accuracy.
@@ -41,6 +43,7 @@ pub mod dynamics;
 pub mod model;
 pub mod output;
 pub mod problem;
+pub mod qp;
 pub mod spatial;
 pub mod sqp;
 pub mod transcription;

@@ -237,6 +237,102 @@ pub fn spatial_inertia(mass: f64, com: &Vec3, inertia_com: &Mat3) -> Mat6 {
     m
 }
 
+/// A spatial inertia in compact form, `M = [[J, ĥ], [−ĥ, m I]]`: mass `m`, first moment
+/// `h = m c` (`c` the centre of mass) and rotational inertia `J` about the frame origin. Every
+/// rigid body's inertia has this form, and so has any sum of them (a subtree's composite), so
+/// products and sums cost 24 and 13 operations instead of 36 and 36.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Inertia {
+    /// Mass `m`.
+    pub mass: f64,
+    /// First moment `h = m c`.
+    pub moment: Vec3,
+    /// Rotational inertia `J = I_c − m ĉĉ` about the frame origin.
+    pub rotational: Mat3,
+}
+
+impl Inertia {
+    /// No mass.
+    pub fn zero() -> Self {
+        Self {
+            mass: 0.0,
+            moment: Vec3::zeros(),
+            rotational: Mat3::zeros(),
+        }
+    }
+
+    /// Reads `m`, `h` and `J` from the blocks of a rigid-body inertia matrix.
+    pub fn from_matrix(m: &Mat6) -> Self {
+        let h = m.fixed_view::<3, 3>(0, 3).into_owned();
+        Self {
+            mass: m[(3, 3)],
+            moment: vee(&h),
+            rotational: m.fixed_view::<3, 3>(0, 0).into_owned(),
+        }
+    }
+
+    /// The 6×6 matrix.
+    pub fn matrix(&self) -> Mat6 {
+        let h = hat(&self.moment);
+        let mut a = Mat6::zeros();
+        a.fixed_view_mut::<3, 3>(0, 0).copy_from(&self.rotational);
+        a.fixed_view_mut::<3, 3>(0, 3).copy_from(&h);
+        a.fixed_view_mut::<3, 3>(3, 0).copy_from(&(-h));
+        a.fixed_view_mut::<3, 3>(3, 3)
+            .copy_from(&(self.mass * Mat3::identity()));
+        a
+    }
+
+    /// `M v = (J ω + h × v_O, m v_O − h × ω)` for a twist `v = (ω, v_O)`.
+    pub fn mul_twist(&self, v: &Vec6) -> Vec6 {
+        let (w, l) = (upper(v), lower(v));
+        stack(
+            &(self.rotational * w + self.moment.cross(&l)),
+            &(self.mass * l - self.moment.cross(&w)),
+        )
+    }
+
+    /// The inertia seen in the frame `g` maps into, `Ad_g^{-T} M Ad_g^{-1}`: with `a = R h`,
+    /// `h' = a + m p` and `J' = R J Rᵀ − (â p̂ + p̂ â) − m p̂ p̂`.
+    pub fn transformed(&self, g: &Transform) -> Inertia {
+        let (r, p) = (&g.rotation, &g.translation);
+        let a = r * self.moment;
+        let (ah, ph) = (hat(&a), hat(p));
+        Inertia {
+            mass: self.mass,
+            moment: a + self.mass * p,
+            rotational: r * self.rotational * r.transpose()
+                - (ah * ph + ph * ah)
+                - self.mass * ph * ph,
+        }
+    }
+}
+
+impl Inertia {
+    /// The rate of change of this (world-frame) inertia when its body moves with the spatial
+    /// twist `η = (ω, v)`, `−ad_ηᵀ M − M ad_η`, again in compact form: no mass change,
+    /// `δh = ω × h + m v` and `δJ = ω̂ J − J ω̂ − (v̂ ĥ + ĥ v̂)` (from `J = −Σ m x̂ x̂` and
+    /// `δx = ω × x + v`).
+    pub fn variation(&self, eta: &Vec6) -> Inertia {
+        let (w, v) = (upper(eta), lower(eta));
+        let (wh, vh, hh) = (hat(&w), hat(&v), hat(&self.moment));
+        let wj = wh * self.rotational;
+        Inertia {
+            mass: 0.0,
+            moment: w.cross(&self.moment) + self.mass * v,
+            rotational: wj + wj.transpose() - (vh * hh + hh * vh),
+        }
+    }
+}
+
+impl std::ops::AddAssign for Inertia {
+    fn add_assign(&mut self, o: Inertia) {
+        self.mass += o.mass;
+        self.moment += o.moment;
+        self.rotational += o.rotational;
+    }
+}
+
 /// `Ad_g^{-T} M Ad_g^{-1}`: a body-frame spatial inertia seen in the frame that `g` maps into.
 pub fn transform_inertia(g: &Transform, m: &Mat6) -> Mat6 {
     let ai = g.adjoint_inverse();
@@ -269,6 +365,38 @@ mod tests {
             r.random_range(-3.0..3.0),
         ];
         Transform::from_xyz_rpy(xyz, rpy)
+    }
+
+    #[test]
+    fn compact_inertia_matches_the_matrix_forms() {
+        let mut r = rng();
+        let ic = Mat3::new(0.3, 0.01, -0.02, 0.01, 0.2, 0.03, -0.02, 0.03, 0.25);
+        let com = Vec3::new(0.1, -0.2, 0.05);
+        let m = spatial_inertia(2.5, &com, &ic);
+        let c = Inertia::from_matrix(&m);
+        assert!((c.matrix() - m).norm() < 1e-14);
+        let g = rand_transform(&mut r);
+        let moved = c.transformed(&g);
+        assert!((moved.matrix() - transform_inertia(&g, &m)).norm() < 1e-12);
+        let v = rand_vec6(&mut r);
+        assert!((moved.mul_twist(&v) - transform_inertia(&g, &m) * v).norm() < 1e-12);
+        let mut sum = moved;
+        sum += c;
+        assert!((sum.matrix() - transform_inertia(&g, &m) - m).norm() < 1e-12);
+        // The variation along a twist against central differences of the moved inertia, and
+        // against −ad_ηᵀ M − M ad_η.
+        let eta = rand_vec6(&mut r);
+        let h = 1e-6;
+        let at = |e: f64| c.transformed(&exp_twist(&eta, e).compose(&g)).matrix();
+        let fd = (at(h) - at(-h)) / (2.0 * h);
+        let exact = moved.variation(&eta).matrix();
+        assert!(
+            (exact - fd).norm() < 1e-8 * fd.norm(),
+            "{:e}",
+            (exact - fd).norm()
+        );
+        let mm = moved.matrix();
+        assert!((exact + ad(&eta).transpose() * mm + mm * ad(&eta)).norm() < 1e-12);
     }
 
     /// The matrix exponential of a 4×4 matrix by its Taylor series (many terms, small norm).

@@ -139,9 +139,9 @@ fn every_problem_converges_with_clarabel() {
     converges(QpBackend::Clarabel, &PROBLEMS[..PROBLEMS.len() - 1]);
 }
 
-/// Also pins the variational solve's iteration count: 78 now, 473 when the Hessian
-/// augmentation left out the speed limits held at their bound with small multipliers
-/// (`QpSolver::active_multiplier`).
+/// Also pins the variational solve's iteration count (78 before the working-set QP path, 473
+/// when speed limits held at their bound with small multipliers were left out of the QP's
+/// convexification).
 #[test]
 fn twelve_link_pendulum_converges_with_clarabel() {
     let iterations = converges(QpBackend::Clarabel, &[TWELVE_LINK]);
@@ -173,6 +173,30 @@ fn swingups_converge_with_osqp() {
 #[ignore = "minutes per problem with OSQP"]
 fn every_problem_converges_with_osqp() {
     converges(QpBackend::Osqp, &PROBLEMS);
+}
+
+/// The passive box touching down on a knot (`problems/box_touchdown.yaml`, complementarity by
+/// relaxation) converges with the Simpson VI, and its contact conditions hold: every product
+/// within the complementarity tolerance, no penetration beyond the constraint tolerance.
+#[test]
+fn box_touchdown_converges_with_contact_conditions() {
+    let prob = load(
+        "box_touchdown",
+        TranscriptionKind::Variational(2),
+        QpBackend::Clarabel,
+    );
+    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    let r = &outcome.result;
+    assert_eq!(r.status, Status::Converged, "{}", r.message);
+    let contact = outcome.contact.expect("contact residuals");
+    assert!(
+        contact.largest_complementarity_product <= prob.solver.complementarity_tolerance,
+        "{contact:?}"
+    );
+    assert!(
+        contact.deepest_penetration <= prob.solver.constraint_tolerance,
+        "{contact:?}"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use fixtures::{State, double_pendulum, random_tree, rel_err, shipped_robots, sta
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     InverseDynamicsDerivatives, Workspace, bias_forces, inverse_dynamics,
-    inverse_dynamics_derivatives, mass_matrix,
+    inverse_dynamics_derivatives, inverse_dynamics_gradient, mass_matrix,
 };
 use vito::model::{BaseKind, Model};
 
@@ -203,5 +203,28 @@ fn double_pendulum_closed_form() {
         inverse_dynamics_derivatives(&m, &mut ws, &s.q, &s.v, &s.a, &mut d);
         assert!((&d.dtau_dq - &dq).amax() < 1e-12, "{} vs {dq}", d.dtau_dq);
         assert!((&d.dtau_dv - &dv).amax() < 1e-12, "{} vs {dv}", d.dtau_dv);
+    }
+}
+
+#[test]
+fn gradient_of_lambda_tau_is_the_transposed_derivatives() {
+    for (name, model) in models() {
+        let n = model.dof();
+        let mut ws = Workspace::new(&model);
+        let mut der = InverseDynamicsDerivatives::new(&model);
+        let mut g = vec![0.0; 3 * n];
+        for (k, st) in states(n, 91, 3).iter().enumerate() {
+            let lambda: Vec<f64> = (0..n).map(|i| ((i + 3 * k) as f64 * 0.9).sin()).collect();
+            inverse_dynamics_gradient(&model, &mut ws, &st.q, &st.v, &st.a, &lambda, &mut g);
+            inverse_dynamics_derivatives(&model, &mut ws, &st.q, &st.v, &st.a, &mut der);
+            let l = DVector::from_column_slice(&lambda);
+            let mut want = Vec::with_capacity(3 * n);
+            for m in [&der.dtau_dq, &der.dtau_dv, &der.dtau_da] {
+                want.extend((m.transpose() * &l).iter());
+            }
+            let (got, want) = (DVector::from_vec(g.clone()), DVector::from_vec(want));
+            let e = (&got - &want).norm() / want.norm().max(1.0);
+            assert!(e < 1e-12, "{name}: ∇(λᵀτ) relative error {e:e}");
+        }
     }
 }

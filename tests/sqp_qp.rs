@@ -147,3 +147,301 @@ fn inconsistent_constraints_are_reported_infeasible() {
         assert!(!solution.status.has_solution());
     }
 }
+
+// The working-set solver (`ActiveSetQp`) on QPs solved by hand.
+
+use vito::sqp::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
+
+type Answer = (Result<FaceSolution, ActiveSetFailure>, Vec<f64>, Vec<f64>);
+
+/// A QP with dense data, for the working-set tests.
+struct Qp {
+    hessian: CscMatrix<f64>,
+    constraints: CscMatrix<f64>,
+    linear: Vec<f64>,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+}
+
+impl Qp {
+    /// `p` lists the upper triangle of `P` as `(row, column, value)`, `a` the rows of `A`.
+    fn new(
+        n: usize,
+        p: &[(usize, usize, f64)],
+        q: &[f64],
+        a: &[&[f64]],
+        l: &[f64],
+        u: &[f64],
+    ) -> Self {
+        let mut entries = Vec::new();
+        for (i, row) in a.iter().enumerate() {
+            for (j, &v) in row.iter().enumerate() {
+                if v != 0.0 {
+                    entries.push((i, j, v));
+                }
+            }
+        }
+        let mut upper = p.to_vec();
+        for j in 0..n {
+            if !p.iter().any(|&(r, c, _)| r == j && c == j) {
+                upper.push((j, j, 0.0));
+            }
+        }
+        Self {
+            hessian: csc(n, n, &upper),
+            constraints: csc(a.len(), n, &entries),
+            linear: q.to_vec(),
+            lower: l.to_vec(),
+            upper: u.to_vec(),
+        }
+    }
+
+    fn qp(&self) -> QpProblem<'_> {
+        QpProblem {
+            hessian: &self.hessian,
+            linear: &self.linear,
+            constraints: &self.constraints,
+            lower: &self.lower,
+            upper: &self.upper,
+        }
+    }
+
+    /// `‖(P + δI)x + q + Aᵀy‖∞`.
+    fn stationarity(&self, x: &[f64], y: &[f64], shift: f64) -> f64 {
+        let p = nalgebra::DMatrix::from(&self.hessian);
+        let full = &p + p.transpose() - nalgebra::DMatrix::from_diagonal(&p.diagonal());
+        let a = nalgebra::DMatrix::from(&self.constraints);
+        let x = nalgebra::DVector::from_column_slice(x);
+        let y = nalgebra::DVector::from_column_slice(y);
+        let r = &full * &x
+            + shift * &x
+            + nalgebra::DVector::from_column_slice(&self.linear)
+            + a.transpose() * y;
+        r.amax()
+    }
+
+    fn solve(&self, sides: &mut [Side]) -> Answer {
+        self.solve_with(sides, &ActiveSetSettings::default())
+    }
+
+    fn solve_with(&self, sides: &mut [Side], settings: &ActiveSetSettings) -> Answer {
+        let qp = self.qp();
+        let mut solver = ActiveSetQp::new(&qp, &ActiveSetSettings::default());
+        let (mut x, mut y) = (vec![0.0; self.linear.len()], vec![0.0; self.lower.len()]);
+        let result = solver.solve(&qp, sides, 0.0, settings, &mut x, &mut y);
+        (result, x, y)
+    }
+}
+
+/// `min ½‖x − (3, 3)‖²` with `x₀ <= 1`, `x₁ <= 1` and their mean `(x₀ + x₁)/2 <= 1` (the
+/// speed rows of a trajectory at their bound: three active rows of rank two), and the same
+/// row written twice: the solution `(1, 1)` with any nonnegative multipliers that balance the
+/// gradient `(2, 2)`.
+#[test]
+fn degenerate_active_set_is_solved() {
+    let qp = Qp::new(
+        2,
+        &[(0, 0, 1.0), (1, 1, 1.0)],
+        &[-3.0, -3.0],
+        &[&[1.0, 0.0], &[0.0, 1.0], &[0.5, 0.5], &[0.5, 0.5]],
+        &[-INF; 4],
+        &[1.0; 4],
+    );
+    for start in [vec![Side::Inactive; 4], vec![Side::Upper; 4]] {
+        let mut sides = start;
+        let (result, x, y) = qp.solve(&mut sides);
+        let solution = result.expect("solved");
+        assert_eq!(solution.shift, 0.0);
+        assert!(close(&x, &[1.0, 1.0], 1e-9), "{x:?}");
+        assert!(y.iter().all(|&v| v >= -1e-9), "{y:?}");
+        assert!(qp.stationarity(&x, &y, 0.0) < 1e-8, "{y:?}");
+    }
+}
+
+/// `x₀ + x₁ >= 2` and `x₀ + x₁ <= 1` cannot both hold: no working set is certified.
+#[test]
+fn infeasible_subproblem_is_not_certified() {
+    let qp = Qp::new(
+        2,
+        &[(0, 0, 1.0), (1, 1, 1.0)],
+        &[0.0, 0.0],
+        &[&[1.0, 1.0], &[1.0, 1.0]],
+        &[2.0, -INF],
+        &[INF, 1.0],
+    );
+    for start in [vec![Side::Inactive; 2], vec![Side::Lower, Side::Upper]] {
+        let mut sides = start;
+        let (result, _, _) = qp.solve(&mut sides);
+        assert!(result.is_err(), "{result:?}");
+    }
+}
+
+/// `P = diag(1, −1)`, `q = (−1, −½)`, `−1 <= x₁ <= 1`. On the face `x₁ = 1` the reduced
+/// Hessian is 1: the exact local minimizer `(1, 1)` with the bound's multiplier `−(−1·1 − ½) =
+/// 1.5`, no shift. With the bound inactive the reduced Hessian is `P` itself, indefinite: the
+/// solver shifts it and returns the shifted QP's solution `(1/(1 + δ), ½/(δ − 1))`; its
+/// proximal steps (enough of them) follow the negative curvature to the bound and end at the
+/// unshifted minimizer.
+#[test]
+fn indefinite_reduced_hessian_is_shifted() {
+    let qp = Qp::new(
+        2,
+        &[(0, 0, 1.0), (1, 1, -1.0)],
+        &[-1.0, -0.5],
+        &[&[0.0, 1.0]],
+        &[-1.0],
+        &[1.0],
+    );
+    let mut sides = vec![Side::Upper];
+    let (result, x, y) = qp.solve(&mut sides);
+    assert_eq!(result.expect("solved").shift, 0.0);
+    assert!(
+        close(&x, &[1.0, 1.0], 1e-12) && (y[0] - 1.5).abs() < 1e-12,
+        "{x:?} {y:?}"
+    );
+
+    let shifted_only = ActiveSetSettings {
+        proximal_steps: 0,
+        ..ActiveSetSettings::default()
+    };
+    let mut sides = vec![Side::Inactive];
+    let (result, x, y) = qp.solve_with(&mut sides, &shifted_only);
+    let delta = result.expect("solved").shift;
+    assert!(delta > 1.0, "{delta}");
+    assert!(
+        close(&x, &[1.0 / (1.0 + delta), 0.5 / (delta - 1.0)], 1e-12),
+        "{x:?}"
+    );
+    assert!(y[0] == 0.0 && qp.stationarity(&x, &y, delta) < 1e-12);
+
+    let followed = ActiveSetSettings {
+        proximal_steps: 5000,
+        ..ActiveSetSettings::default()
+    };
+    let mut sides = vec![Side::Inactive];
+    let (result, x, y) = qp.solve_with(&mut sides, &followed);
+    assert!(result.expect("solved").shift > 1.0);
+    assert_eq!(sides, vec![Side::Upper]);
+    assert!(
+        close(&x, &[1.0, 1.0], 1e-6) && (y[0] - 1.5).abs() < 1e-6,
+        "{x:?} {y:?}"
+    );
+}
+
+/// An indefinite `P` whose reduced Hessian is positive definite needs no shift: `P = [[1, 2],
+/// [2, 1]]` (eigenvalues 3 and −1) on `x₀ − x₁ = 0` has curvature 6 along `(1, 1)`; with
+/// `q = (−3, −3)` the minimizer is `x = (½, ½)` and `y = 0`.
+#[test]
+fn indefinite_hessian_with_convex_face_is_not_shifted() {
+    let qp = Qp::new(
+        2,
+        &[(0, 0, 1.0), (0, 1, 2.0), (1, 1, 1.0)],
+        &[-3.0, -3.0],
+        &[&[1.0, -1.0]],
+        &[0.0],
+        &[0.0],
+    );
+    let mut sides = vec![Side::Inactive];
+    let (result, x, y) = qp.solve(&mut sides);
+    assert_eq!(result.expect("solved").shift, 0.0);
+    assert!(close(&x, &[1.0, 1.0], 1e-12), "{x:?}");
+    assert!(
+        y[0].abs() < 1e-12 && qp.stationarity(&x, &y, 0.0) < 1e-12,
+        "{y:?}"
+    );
+}
+
+/// A warm start whose working set is wrong in every row: `min ½‖x‖² − x₀ − 2x₁ − 3x₂` over
+/// the box `0 <= x <= 1.5` and `x₀ + x₁ + x₂ <= 3`. By hand: with the sum row's multiplier
+/// `t`, `xᵢ = clip(i + 1 − t, 0, 1.5)`, and `t = 0.75` makes the sum 3: `x = (0.25, 1.25,
+/// 1.5)`, `t = 0.75` and the bound `x₂ <= 1.5` with multiplier `1.5 − 3 + 0.75 + z = 0`,
+/// `z = 0.75`. The start holds the sum row inactive, `x₀` at its upper bound and `x₁`, `x₂`
+/// at their lower bounds. The primal method reaches the same point from the feasible `x = 0`.
+#[test]
+fn wrong_warm_start_reaches_the_solution() {
+    let qp = Qp::new(
+        3,
+        &[(0, 0, 1.0), (1, 1, 1.0), (2, 2, 1.0)],
+        &[-1.0, -2.0, -3.0],
+        &[
+            &[1.0, 1.0, 1.0],
+            &[1.0, 0.0, 0.0],
+            &[0.0, 1.0, 0.0],
+            &[0.0, 0.0, 1.0],
+        ],
+        &[-INF, 0.0, 0.0, 0.0],
+        &[3.0, 1.5, 1.5, 1.5],
+    );
+    let (x_star, y_star) = ([0.25, 1.25, 1.5], [0.75, 0.0, 0.0, 0.75]);
+    let mut sides = vec![Side::Inactive, Side::Upper, Side::Lower, Side::Lower];
+    let (result, x, y) = qp.solve(&mut sides);
+    let solution = result.expect("solved");
+    assert!(solution.rounds > 1, "{solution:?}");
+    assert!(
+        close(&x, &x_star, 1e-12) && close(&y, &y_star, 1e-12),
+        "{x:?} {y:?}"
+    );
+    assert_eq!(
+        sides,
+        vec![Side::Upper, Side::Inactive, Side::Inactive, Side::Upper]
+    );
+
+    let problem = qp.qp();
+    let mut solver = ActiveSetQp::new(&problem, &ActiveSetSettings::default());
+    let (mut x, mut y) = (vec![0.0; 3], vec![0.0; 4]);
+    let mut sides = vec![Side::Inactive; 4];
+    let solution = solver
+        .solve_from(
+            &problem,
+            &[0.0; 3],
+            &mut sides,
+            0.0,
+            &ActiveSetSettings::default(),
+            &mut x,
+            &mut y,
+        )
+        .expect("solved");
+    assert_eq!(solution.shift, 0.0);
+    assert!(
+        close(&x, &x_star, 1e-12) && close(&y, &y_star, 1e-12),
+        "{x:?} {y:?}"
+    );
+}
+
+/// Random strictly convex QPs with equality, range and one-sided rows, from a cold working
+/// set: the same solutions as Clarabel's interior point (an independent route), to 1e-7.
+#[test]
+fn random_convex_qps_agree_with_clarabel() {
+    let mut state: u64 = 7;
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    for _ in 0..20 {
+        let (n, m) = (6, 5);
+        let g = nalgebra::DMatrix::from_fn(n, n, |_, _| uniform());
+        let p = &g * g.transpose() + nalgebra::DMatrix::identity(n, n) * 0.1;
+        let upper: Vec<(usize, usize, f64)> = (0..n)
+            .flat_map(|j| (0..=j).map(move |i| (i, j)))
+            .map(|(i, j)| (i, j, p[(i, j)]))
+            .collect();
+        let rows: Vec<Vec<f64>> = (0..m)
+            .map(|_| (0..n).map(|_| uniform()).collect())
+            .collect();
+        let row_refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+        let q: Vec<f64> = (0..n).map(|_| 3.0 * uniform()).collect();
+        let lower = [0.0, -0.5, -INF, -1.0, -INF];
+        let upper_bounds = [0.0, 0.5, 0.3, INF, 0.2];
+        let qp = Qp::new(n, &upper, &q, &row_refs, &lower, &upper_bounds);
+        let mut reference = QpSolution::default();
+        ClarabelQp::new(1e-10, 1000).solve(&qp.qp(), &[], &[], &mut reference);
+        assert_eq!(reference.status, QpStatus::Solved);
+        let mut sides = vec![Side::Inactive; m];
+        let (result, x, y) = qp.solve(&mut sides);
+        assert_eq!(result.expect("solved").shift, 0.0);
+        assert!(close(&x, &reference.x, 1e-7), "{x:?} vs {:?}", reference.x);
+        assert!(close(&y, &reference.y, 1e-6), "{y:?} vs {:?}", reference.y);
+    }
+}

@@ -13,7 +13,7 @@ use vito::problem::{ProblemOverrides, load_problem};
 use vito::sqp::{HessianStrategy, QpBackend, Settings, Solver, SqpResult, Status};
 use vito::transcription::VariationalNlp;
 
-/// Iterations the problems below take (27 and 23 with Clarabel), with headroom.
+/// Iterations the problems below take (27 and 29 with Clarabel), with headroom.
 const MAX_ITERATIONS: usize = 60;
 
 fn solve(name: &str, qp: QpBackend) -> SqpResult {

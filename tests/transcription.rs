@@ -237,8 +237,16 @@ fn fd_hessian(nlp: &mut dyn Nlp, x: &[f64], sigma: f64, lambda: &[f64]) -> DMatr
 
 #[test]
 fn hessians_match_differences_of_the_lagrangian_gradient() {
-    let inst = instances();
-    for (name, mut nlp) in nlps(&inst) {
+    hessians_against_lagrangian_differences(&instances());
+}
+
+#[test]
+fn hessians_of_every_robot_match_differences_of_the_lagrangian_gradient() {
+    hessians_against_lagrangian_differences(&every_robot());
+}
+
+fn hessians_against_lagrangian_differences(inst: &[(String, TrajectoryProblem, usize)]) {
+    for (name, mut nlp) in nlps(inst) {
         let nlp = nlp.as_mut();
         let x = perturbed(nlp, 2);
         let m = nlp.num_constraints();
@@ -249,6 +257,128 @@ fn hessians_match_differences_of_the_lagrangian_gradient() {
         let e = rel(&h, &fd);
         assert!(e < 1e-5, "{name}: Hessian relative error {e:e}");
     }
+}
+
+/// One small problem per bundled robot beside the instances above: the arm, the humanoid, the
+/// hopper (in contact with the ground), the box and the 12-link pendulum.
+fn every_robot() -> Vec<(String, TrajectoryProblem, usize)> {
+    let text = [
+        (
+            "arm7",
+            "name: a\nrobot: ROBOTS/arm7.urdf\nduration: 0.5\nstages: 2\n\
+             initial: {q: [0, 0.4, 0, -1, 0, 0.6, 0], v: [0, 0, 0, 0, 0, 0, 0]}\n\
+             final: {q: [0.3, 0.2, 0.1, -0.8, 0.2, 0.4, 0.1]}\ncosts: {effort: 0.1}\n",
+        ),
+        (
+            "humanoid",
+            "name: h\nrobot: ROBOTS/humanoid.urdf\nbase: floating\nduration: 0.3\nstages: 2\n\
+             initial: {q: {base_z: 0.94}}\nfinal: {q: {base_z: 0.9, l_arm_shx: 0.5, r_leg_kny: 0.4}}\n\
+             costs: {effort: 0.01}\n",
+        ),
+        (
+            "hopper contact",
+            "name: ho\nrobot: ROBOTS/hopper.urdf\nbase: planar\nduration: 0.2\nstages: 2\n\
+             initial: {q: {base_z: 0.55, hip: -0.5, knee: 1.0}}\nterrain: {friction: 0.8}\n\
+             costs: {effort: 0.01}\n",
+        ),
+        (
+            "box",
+            "name: bx\nrobot: ROBOTS/box.urdf\nbase: floating\nduration: 0.3\nstages: 2\n\
+             initial: {q: {base_z: 0.5, base_yaw: 0.3, base_roll: 0.2}}\n",
+        ),
+        (
+            "pendulum12",
+            "name: p12\nrobot: ROBOTS/pendulum12.urdf\nduration: 0.5\nstages: 2\n\
+             initial: {q: [0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], v: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}\n\
+             costs: {effort: 1.0}\n",
+        ),
+    ];
+    text.iter()
+        .map(|(name, t)| {
+            let prob = problem(&format!("{}.yaml", name.replace(' ', "_")), t);
+            (format!("{name} simpson"), prob, 2)
+        })
+        .collect()
+}
+
+/// A transcription with the Hessian route its dynamics curvature replaced.
+enum Both<'a> {
+    Vi(Box<VariationalNlp<'a>>),
+    Hs(Box<CollocationNlp<'a>>),
+}
+
+impl Both<'_> {
+    fn nlp(&mut self) -> &mut dyn Nlp {
+        match self {
+            Both::Vi(n) => n.as_mut(),
+            Both::Hs(n) => n.as_mut(),
+        }
+    }
+
+    fn by_differences(&mut self, x: &[f64], sigma: f64, lambda: &[f64], out: &mut [f64]) {
+        match self {
+            Both::Vi(n) => n.hessian_values_by_differences(x, sigma, lambda, out),
+            Both::Hs(n) => n.hessian_values_by_differences(x, sigma, lambda, out),
+        }
+        .unwrap();
+    }
+}
+
+#[test]
+fn hessians_match_the_route_they_replaced() {
+    let mut inst = instances();
+    inst.extend(every_robot());
+    for (name, prob, s) in &inst {
+        let n = prob.model.dof();
+        // The dynamics rows come first: s·N·n DEL rows, or one inverse-dynamics block per
+        // knot and midpoint.
+        let mut both = vec![(
+            name.clone(),
+            Both::Vi(Box::new(VariationalNlp::new(prob, *s).unwrap())),
+            s * prob.stages * n,
+        )];
+        if *s == 2 {
+            both.push((
+                name.replace("simpson", "hermite_simpson"),
+                Both::Hs(Box::new(CollocationNlp::new(prob).unwrap())),
+                (2 * prob.stages + 1) * n,
+            ));
+        }
+        for (name, mut t, dynamics_rows) in both {
+            let x = perturbed(t.nlp(), 3);
+            let m = t.nlp().num_constraints();
+            let len = t.nlp().hessian_structure().unwrap().len();
+            // Every row and the objective; then the dynamics rows alone, so that nothing but
+            // their curvature is compared.
+            for (sigma, rows) in [(0.3, m), (0.0, dynamics_rows)] {
+                let lambda: Vec<f64> = (0..m)
+                    .map(|r| {
+                        if r < rows {
+                            ((r as f64) * 0.7).sin()
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let (mut new, mut old) = (vec![0.0; len], vec![0.0; len]);
+                t.nlp()
+                    .hessian_values(&x, sigma, &lambda, &mut new)
+                    .unwrap();
+                t.by_differences(&x, sigma, &lambda, &mut old);
+                let e = rel_vec(&new, &old);
+                assert!(
+                    e < 1e-6,
+                    "{name} ({rows} rows): Hessian vs the route it replaced {e:e}"
+                );
+            }
+        }
+    }
+}
+
+fn rel_vec(a: &[f64], b: &[f64]) -> f64 {
+    let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum();
+    let n: f64 = b.iter().map(|y| y * y).sum();
+    (d / n.max(1e-300)).sqrt()
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The variational integrator's stage algorithms against independent routes: finite differences
 //! of the discrete Lagrangian (Algorithm 1), dense solves with finite-difference Jacobians
-//! (Algorithms I.1/I.2) and central finite differences (Algorithms 2, 3 and the chain rule).
+//! (Algorithms I.1/I.2), central finite differences (Algorithms 2, 3 and the chain rule), and
+//! for the gradient and Hessian of `λᵀr` the transposed linearization, central differences of
+//! the gradient and central differences of `λᵀJ` (the route the analytic Hessian replaced).
 
 mod fixtures;
 
@@ -8,12 +10,14 @@ use fixtures::{random_tree, rng, uniform};
 use nalgebra::{DMatrix, DVector};
 use rand::RngExt;
 use vito::dynamics::{
-    Workspace, forward_kinematics, kinetic_energy, point_jacobian, potential_energy,
+    Workspace, bias_forces, forward_kinematics, generalized_momentum, kinetic_energy,
+    point_jacobian, potential_energy,
 };
 use vito::model::{BaseKind, Model, load_urdf};
 use vito::spatial::Vec3;
 use vito::vi::{
-    Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, del_residual, linearize,
+    Galerkin, LagrangianCurvature, PointLoad, PointWorkspace, Stage, StageGradient, StageJacobian,
+    StageWorkspace, del_gradient, del_hessian, del_residual, lagrangian_curvature, linearize,
     newton_direction,
 };
 
@@ -310,5 +314,157 @@ fn newton_direction_equals_dense_solves() {
                 "{name} s={s}: vs finite-difference Jacobian {e_fd:e}"
             );
         }
+    }
+}
+
+/// Multipliers of the `s + 1` stage outputs.
+fn multipliers(n: usize, m: usize, seed: u64) -> Vec<f64> {
+    uniform(&mut rng(seed), m * n, 1.0)
+}
+
+#[test]
+fn del_gradient_is_the_transposed_linearization() {
+    for (name, model) in models_all_bases() {
+        for s in [1, 2, 3] {
+            let gal = Galerkin::new(s).unwrap();
+            let d = StageData::random(&model, &gal, 61 + s as u64);
+            let (n, m) = (model.dof(), s + 1);
+            let lambda = multipliers(n, m, 62);
+            let mut ws = StageWorkspace::new(&model, &gal);
+            let mut g = StageGradient::new(&model, &gal, d.loads.len());
+            del_gradient(&model, &gal, &mut ws, &d.stage(), &lambda, &mut g);
+            let mut jac = StageJacobian::new(&model, &gal, d.loads.len());
+            linearize(&model, &gal, &mut ws, &d.stage(), &mut jac);
+            let l = DVector::from_column_slice(&lambda);
+            let want_q = jac.dq.transpose() * &l;
+            let want_f = jac.dforce.transpose() * &l;
+            let eq = (DVector::from_column_slice(&g.dq) - &want_q).norm() / want_q.norm();
+            let ef = (DVector::from_column_slice(&g.dforce) - &want_f).norm() / want_f.norm();
+            assert!(eq < 1e-11, "{name} s={s}: ∂(λᵀr)/∂q relative error {eq:e}");
+            assert!(ef < 1e-12, "{name} s={s}: ∂(λᵀr)/∂f relative error {ef:e}");
+        }
+    }
+}
+
+#[test]
+fn del_hessian_is_the_jacobian_of_the_gradient_and_of_lambda_j() {
+    for (name, model) in models_all_bases() {
+        for s in [1, 2, 3] {
+            let gal = Galerkin::new(s).unwrap();
+            let d = StageData::random(&model, &gal, 71 + s as u64);
+            let (n, m) = (model.dof(), s + 1);
+            let lambda = multipliers(n, m, 72);
+            let mut ws = StageWorkspace::new(&model, &gal);
+            let mut hess = DMatrix::zeros(m * n, m * n);
+            del_hessian(&model, &gal, &mut ws, &d.stage(), &lambda, &mut hess);
+            assert!(
+                (&hess - hess.transpose()).amax() < 1e-12 * hess.amax(),
+                "{name} s={s}: not symmetric"
+            );
+            let h = 1e-6;
+            let mut g = StageGradient::new(&model, &gal, d.loads.len());
+            let by_gradient = fd_columns(d.q.len(), h, |k, e| {
+                let mut q = d.q.clone();
+                q[k] += e;
+                let st = Stage { q: &q, ..d.stage() };
+                del_gradient(&model, &gal, &mut ws, &st, &lambda, &mut g);
+                DVector::from_column_slice(&g.dq)
+            });
+            let e = frob_rel(&hess, &by_gradient);
+            assert!(
+                e < 1e-6,
+                "{name} s={s}: vs differences of the gradient {e:e}"
+            );
+            let mut jac = StageJacobian::new(&model, &gal, d.loads.len());
+            let l = DVector::from_column_slice(&lambda);
+            let by_linearization = fd_columns(d.q.len(), h, |k, e| {
+                let mut q = d.q.clone();
+                q[k] += e;
+                let st = Stage { q: &q, ..d.stage() };
+                linearize(&model, &gal, &mut ws, &st, &mut jac);
+                jac.dq.transpose() * &l
+            });
+            let e = frob_rel(&hess, &by_linearization);
+            assert!(e < 1e-6, "{name} s={s}: vs differences of λᵀJ {e:e}");
+        }
+    }
+}
+
+/// `[[qq, qv], [qvᵀ, vv]]`.
+fn curvature_matrix(c: &LagrangianCurvature) -> DMatrix<f64> {
+    let n = c.qq.nrows();
+    let mut h = DMatrix::zeros(2 * n, 2 * n);
+    h.view_mut((0, 0), (n, n)).copy_from(&c.qq);
+    h.view_mut((0, n), (n, n)).copy_from(&c.qv);
+    h.view_mut((n, 0), (n, n)).copy_from(&c.qv.transpose());
+    h.view_mut((n, n), (n, n)).copy_from(&c.vv);
+    h
+}
+
+#[test]
+fn lagrangian_curvature_matches_differences_of_the_dynamics() {
+    for (name, model) in models_all_bases() {
+        let n = model.dof();
+        let mut r = rng(81);
+        let (q, qd, lambda) = (
+            uniform(&mut r, n, 1.0),
+            uniform(&mut r, n, 2.0),
+            uniform(&mut r, n, 1.0),
+        );
+        let zeros = vec![0.0; n];
+        let mut pw = PointWorkspace::new(&model);
+        let mut c = LagrangianCurvature::new(&model);
+        let mut dws = Workspace::new(&model);
+        let (mut p, mut dp) = (vec![0.0; n], DMatrix::zeros(n, n));
+        // λᵀ M(q) q̇: its gradient is ((∂(M q̇)/∂q)ᵀ λ, M λ) (generalized_momentum).
+        lagrangian_curvature(&model, &mut pw, &q, &qd, &zeros, &lambda, &mut c);
+        let h = 1e-6;
+        let l = DVector::from_column_slice(&lambda);
+        let fd = fd_columns(2 * n, h, |k, e| {
+            let (mut qq, mut vv) = (q.clone(), qd.clone());
+            if k < n {
+                qq[k] += e;
+            } else {
+                vv[k - n] += e;
+            }
+            generalized_momentum(&model, &mut dws, &qq, &vv, &mut p, &mut dp);
+            let gq = dp.transpose() * &l;
+            generalized_momentum(&model, &mut dws, &qq, &lambda, &mut p, &mut dp);
+            let mut g = gq.as_slice().to_vec();
+            g.extend_from_slice(&p);
+            DVector::from_vec(g)
+        });
+        let e = frob_rel(&curvature_matrix(&c), &fd);
+        assert!(e < 1e-7, "{name}: ∇²(λᵀM q̇) relative error {e:e}");
+        // λ·∂L/∂q = λ·((∂(M q̇)/∂q) q̇ − bias(q, q̇)), by second differences.
+        if n > 12 {
+            continue;
+        }
+        lagrangian_curvature(&model, &mut pw, &q, &qd, &lambda, &zeros, &mut c);
+        let mut bias = vec![0.0; n];
+        let mut phi = |x: &[f64]| -> f64 {
+            let (qq, vv) = x.split_at(n);
+            generalized_momentum(&model, &mut dws, qq, vv, &mut p, &mut dp);
+            bias_forces(&model, &mut dws, qq, vv, &mut bias);
+            let dl = &dp * DVector::from_column_slice(vv) - DVector::from_column_slice(&bias);
+            dl.dot(&l)
+        };
+        let mut x: Vec<f64> = q.clone();
+        x.extend_from_slice(&qd);
+        let h = 1e-4;
+        let mut fd = DMatrix::zeros(2 * n, 2 * n);
+        for a in 0..2 * n {
+            for b in 0..2 * n {
+                let mut at = |da: f64, db: f64| {
+                    let mut y = x.clone();
+                    y[a] += da;
+                    y[b] += db;
+                    phi(&y)
+                };
+                fd[(a, b)] = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4.0 * h * h);
+            }
+        }
+        let e = frob_rel(&curvature_matrix(&c), &fd);
+        assert!(e < 1e-6, "{name}: ∇²(λ·∂L/∂q) relative error {e:e}");
     }
 }

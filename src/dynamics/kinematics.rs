@@ -3,7 +3,7 @@
 
 use super::{Workspace, check_len};
 use crate::model::Model;
-use crate::spatial::{Transform, Vec6, ad_mul, exp_twist, transform_inertia};
+use crate::spatial::{Transform, Vec6, ad_mul};
 
 /// Computes `g_i = g_par(i) g_par(i),i(0) exp(Ŝ_i q_i)`, `S̄_i = Ad_{g_i} S_i` and
 /// `M̄_i = Ad_{g_i}^{-T} M_i Ad_{g_i}^{-1}` for every body.
@@ -14,14 +14,11 @@ pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
     ws.check(model);
     check_len("q", q, model.dof());
     for (i, j) in model.joints().iter().enumerate() {
-        let local = j.placement.compose(&exp_twist(&j.twist, q[i]));
-        let g = match j.parent {
-            Some(p) => ws.pose[p].compose(&local),
-            None => local,
-        };
+        let frame = &ws.frames[i];
+        let g = frame.pose(j.parent.map(|p| &ws.pose[p]), q[i]);
+        ws.s_bar[i] = frame.twist(&g);
+        ws.m_bar[i] = frame.inertia.transformed(&g).matrix();
         ws.pose[i] = g;
-        ws.s_bar[i] = g.act_twist(&j.twist);
-        ws.m_bar[i] = transform_inertia(&g, &j.inertia);
     }
 }
 

@@ -14,11 +14,13 @@ mod crba;
 mod energy;
 mod held;
 mod jacobian;
+mod joint_frame;
 mod kinematics;
 mod momentum;
 mod rk4;
 mod rnea;
 mod rnea_derivatives;
+mod rnea_gradient;
 
 pub use aba::forward_dynamics;
 pub use crba::mass_matrix;
@@ -27,11 +29,13 @@ pub use held::{HeldFrame, HeldWorkspace, frame_bias_acceleration, held_forward_d
 pub use jacobian::{
     frame_jacobian, point_force_derivative, point_jacobian, point_velocity_derivative,
 };
+pub(crate) use joint_frame::JointFrame;
 pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
 pub use rk4::{Loads, simulate_rk4, simulate_rk4_held, simulate_rk4_with_loads};
 pub use rnea::{bias_forces, inverse_dynamics};
 pub use rnea_derivatives::{InverseDynamicsDerivatives, inverse_dynamics_derivatives};
+pub use rnea_gradient::inverse_dynamics_gradient;
 
 use crate::model::Model;
 use crate::spatial::{Mat6, Transform, Vec6};
@@ -40,6 +44,7 @@ use crate::spatial::{Mat6, Transform, Vec6};
 #[derive(Clone, Debug)]
 pub struct Workspace {
     n: usize,
+    pub(crate) frames: Vec<JointFrame>,
     pub(crate) pose: Vec<Transform>,
     pub(crate) s_bar: Vec<Vec6>,
     pub(crate) m_bar: Vec<Mat6>,
@@ -55,6 +60,9 @@ pub struct Workspace {
     pub(crate) u: Vec<f64>,
     pub(crate) psi_ddot: Vec<Vec6>,
     pub(crate) coriolis: Vec<Mat6>,
+    pub(crate) lam_bar: Vec<Vec6>,
+    pub(crate) y_sum: Vec<Vec6>,
+    pub(crate) z_sum: Vec<Vec6>,
 }
 
 impl Workspace {
@@ -63,6 +71,7 @@ impl Workspace {
         let n = model.dof();
         Self {
             n,
+            frames: model.joints().iter().map(JointFrame::new).collect(),
             pose: vec![Transform::identity(); n],
             s_bar: vec![Vec6::zeros(); n],
             m_bar: vec![Mat6::zeros(); n],
@@ -78,6 +87,9 @@ impl Workspace {
             u: vec![0.0; n],
             psi_ddot: vec![Vec6::zeros(); n],
             coriolis: vec![Mat6::zeros(); n],
+            lam_bar: vec![Vec6::zeros(); n],
+            y_sum: vec![Vec6::zeros(); n],
+            z_sum: vec![Vec6::zeros(); n],
         }
     }
 

@@ -87,26 +87,7 @@ pub fn inverse_dynamics_derivatives(
             "derivative buffers built for another model"
         );
     }
-    forward_kinematics(model, ws, q);
-    forward_velocities(model, ws, v);
-    let base_acc = stack(&Vec3::zeros(), &(-model.gravity()));
-    for (i, j) in model.joints().iter().enumerate() {
-        let (v_parent, a_parent) = j
-            .parent
-            .map_or((Vec6::zeros(), base_acc), |p| (ws.v_bar[p], ws.a_bar[p]));
-        let s = ws.s_bar[i];
-        // For a 1-DoF joint Ψ̇_i = ad_{v̄_λ(i)} S̄_i = ad_{v̄_i} S̄_i = Ṡ̄_i.
-        let psi_dot = ws.s_dot[i];
-        ws.psi_ddot[i] = ad_mul(&a_parent, &s) + ad_mul(&v_parent, &psi_dot);
-        let ai = a_parent + s * a[i] + psi_dot * v[i];
-        ws.a_bar[i] = ai;
-        let (mb, vb) = (ws.m_bar[i], ws.v_bar[i]);
-        let h = mb * vb;
-        ws.f_bar[i] = mb * ai - ad_transpose_mul(&vb, &h);
-        ws.composite[i] = mb;
-        let m_ad = mb * ad(&vb);
-        ws.coriolis[i] = -ad_dual(&h) - m_ad.transpose() - m_ad;
-    }
+    forward_pass(model, ws, q, v, a);
     out.dtau_dq.fill(0.0);
     out.dtau_dv.fill(0.0);
     out.dtau_da.fill(0.0);
@@ -136,5 +117,31 @@ pub fn inverse_dynamics_derivatives(
             ws.composite[p] += mc;
             ws.coriolis[p] += cc;
         }
+    }
+}
+
+/// The forward pass of the derivatives: kinematics, velocities, `ā_i`, `Ψ̈_i`, the body wrenches
+/// `f̄_i`, and the composites' starting values `M̄_i` and `C_i` (see
+/// [`inverse_dynamics_derivatives`]).
+pub(super) fn forward_pass(model: &Model, ws: &mut Workspace, q: &[f64], v: &[f64], a: &[f64]) {
+    forward_kinematics(model, ws, q);
+    forward_velocities(model, ws, v);
+    let base_acc = stack(&Vec3::zeros(), &(-model.gravity()));
+    for (i, j) in model.joints().iter().enumerate() {
+        let (v_parent, a_parent) = j
+            .parent
+            .map_or((Vec6::zeros(), base_acc), |p| (ws.v_bar[p], ws.a_bar[p]));
+        let s = ws.s_bar[i];
+        // For a 1-DoF joint Ψ̇_i = ad_{v̄_λ(i)} S̄_i = ad_{v̄_i} S̄_i = Ṡ̄_i.
+        let psi_dot = ws.s_dot[i];
+        ws.psi_ddot[i] = ad_mul(&a_parent, &s) + ad_mul(&v_parent, &psi_dot);
+        let ai = a_parent + s * a[i] + psi_dot * v[i];
+        ws.a_bar[i] = ai;
+        let (mb, vb) = (ws.m_bar[i], ws.v_bar[i]);
+        let h = mb * vb;
+        ws.f_bar[i] = mb * ai - ad_transpose_mul(&vb, &h);
+        ws.composite[i] = mb;
+        let m_ad = mb * ad(&vb);
+        ws.coriolis[i] = -ad_dual(&h) - m_ad.transpose() - m_ad;
     }
 }

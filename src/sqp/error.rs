@@ -10,8 +10,9 @@ pub enum SqpError {
     /// A setting has a value outside its domain.
     #[error("invalid setting `{field}` = {value}: {reason}")]
     InvalidSetting {
-        /// The name of the field in [`Settings`](crate::sqp::Settings).
-        field: &'static str,
+        /// The name of the field in [`Settings`](crate::sqp::Settings) (`tuning.NAME` and
+        /// `tuning.qp.NAME` for the constants).
+        field: String,
         /// The rejected value, formatted.
         value: String,
         /// What the field requires.

@@ -3,15 +3,16 @@
 //!
 //! The filter holds pairs `(θ_j, f_j)` of constraint violation and objective; a trial point
 //! is acceptable when it is not dominated by any pair (it has a smaller violation or a
-//! smaller objective than each) and its violation is below `θ_max = 10 max(1, θ₀)`.
-//! `θ_min = 10⁻⁴ max(1, θ₀)` is the violation below which the line search asks for
-//! objective decrease (`θ₀` the violation at the starting point).
+//! smaller objective than each) and its violation is below `θ_max = filter_theta_max ·
+//! max(1, θ₀)`. `θ_min = filter_theta_min · max(1, θ₀)` is the violation below which the line
+//! search asks for objective decrease (`θ₀` the violation at the starting point).
+//!
+//! IPOPT's `θ_max` factor is 10⁴; vito's is 10: with 10⁴ the first exact-Hessian step of HS 7
+//! (from a point with `θ₀ = 25`) was accepted at `θ = 4.8·10⁴` for a large decrease of `f`, and
+//! the solve needed 31 iterations to come back instead of 10 (the trajectory problems do not
+//! notice the difference).
 
-/// `θ_max / max(1, θ₀)`. IPOPT uses 10⁴; with that the first exact-Hessian step of HS 7 (from
-/// a point with `θ₀ = 25`) was accepted at `θ = 4.8·10⁴` for a large decrease of `f`, and
-/// the solve needed 31 iterations to come back instead of 10 (the trajectory problems do not
-/// notice the difference).
-const THETA_MAX_FACTOR: f64 = 10.0;
+use super::settings::Tuning;
 
 /// Filter entries and the violation bounds.
 #[derive(Debug, Clone, Default)]
@@ -25,11 +26,11 @@ pub(crate) struct Filter {
 
 impl Filter {
     /// An empty filter for a problem whose starting point has violation `theta0`.
-    pub(crate) fn new(theta0: f64) -> Self {
+    pub(crate) fn new(theta0: f64, tuning: &Tuning) -> Self {
         Self {
             entries: Vec::new(),
-            theta_max: THETA_MAX_FACTOR * theta0.max(1.0),
-            theta_min: 1e-4 * theta0.max(1.0),
+            theta_max: tuning.filter_theta_max * theta0.max(1.0),
+            theta_min: tuning.filter_theta_min * theta0.max(1.0),
         }
     }
 
@@ -57,7 +58,7 @@ mod tests {
 
     #[test]
     fn dominated_points_are_rejected() {
-        let mut filter = Filter::new(2.0);
+        let mut filter = Filter::new(2.0, &Tuning::default());
         assert_eq!(filter.theta_max, 20.0);
         assert!(filter.acceptable(1.0, 5.0));
         filter.add(1.0, 5.0);

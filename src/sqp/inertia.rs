@@ -6,21 +6,14 @@
 //! because every matrix it is asked about either is positive definite (then any order is
 //! stable) or is rejected (a zero or negative pivot is all the answer needs).
 //!
-//! [`InertiaCorrection::apply`] adds the smallest shift `δI` of IPOPT's schedule that makes a
-//! matrix positive definite: start from `δ₀ = 1e-4` (or a third of the last nonzero shift, or
-//! the requested floor) and multiply by 100 (when there was no shift before) or 8.
+//! [`InertiaCorrection::shift`] finds a shift `δI` that makes a matrix positive definite, on a
+//! geometric grid from `δ₀` (constants in [`Tuning`]).
 
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 
-use super::sparse::CscAssembly;
-
-const DELTA_FIRST: f64 = 1e-4;
-const DELTA_MIN: f64 = 1e-20;
-const DELTA_MAX: f64 = 1e40;
-const DECREASE: f64 = 1.0 / 3.0;
-const INCREASE: f64 = 8.0;
-const FIRST_INCREASE: f64 = 100.0;
+use super::settings::Tuning;
+use crate::qp::sparse::CscAssembly;
 
 /// Positive-definiteness tests and shifts for one fixed pattern.
 pub(crate) struct InertiaCorrection {
@@ -28,9 +21,10 @@ pub(crate) struct InertiaCorrection {
     pattern: ClarabelCsc<f64>,
     indices: Vec<usize>,
     /// Value index of each diagonal entry.
-    pub(crate) diagonal: Vec<usize>,
+    diagonal: Vec<usize>,
     shifted: Vec<f64>,
-    last_delta: f64,
+    /// Numeric factorizations performed so far.
+    pub(crate) factorizations: usize,
 }
 
 impl InertiaCorrection {
@@ -56,7 +50,7 @@ impl InertiaCorrection {
             diagonal,
             shifted: vec![0.0; a.nnz()],
             pattern,
-            last_delta: 0.0,
+            factorizations: 0,
         }
     }
 
@@ -67,6 +61,7 @@ impl InertiaCorrection {
             self.shifted[k] += delta;
         }
         let n = self.diagonal.len();
+        self.factorizations += 1;
         let factor = match self.factor.as_mut() {
             Some(f) => {
                 f.update_values(&self.indices, &self.shifted);
@@ -90,34 +85,22 @@ impl InertiaCorrection {
         factor.positive_inertia() == n && factor.D.iter().all(|d| d.is_finite())
     }
 
-    /// The smallest shift of the schedule, and at least `floor`, that makes `values`
-    /// positive definite (0 when `floor` is 0 and `values` already is), or `None` if even
-    /// `δ_max` fails (non-finite entries). The shift is remembered for the next schedule but
-    /// not added to `values`.
-    pub(crate) fn shift(&mut self, values: &[f64], floor: f64) -> Option<f64> {
-        let delta = if floor == 0.0 && self.positive_definite(values, 0.0) {
-            0.0
-        } else {
-            let mut delta = if self.last_delta == 0.0 {
-                DELTA_FIRST
-            } else {
-                (DECREASE * self.last_delta).max(DELTA_MIN)
+    /// The smallest shift `max(floor, δ₀)·κ^k` (`κ = shift_increase`), or 0 when `floor` is 0
+    /// and `values` already is positive definite, that makes `values` positive definite;
+    /// `None` if even `δ_max` fails (non-finite entries). Each call starts afresh: the
+    /// convexified model is built only for the backend's occasional QPs, whose models can
+    /// differ by orders of magnitude from one call to the next.
+    pub(crate) fn shift(&mut self, values: &[f64], floor: f64, tuning: &Tuning) -> Option<f64> {
+        if floor == 0.0 && self.positive_definite(values, 0.0) {
+            return Some(0.0);
+        }
+        let mut delta = floor.max(tuning.qp.shift_first);
+        while !self.positive_definite(values, delta) {
+            delta *= tuning.qp.shift_increase;
+            if delta > tuning.qp.shift_max {
+                return None;
             }
-            .max(floor);
-            let growth = if self.last_delta == 0.0 {
-                FIRST_INCREASE
-            } else {
-                INCREASE
-            };
-            while !self.positive_definite(values, delta) {
-                delta *= growth;
-                if delta > DELTA_MAX {
-                    return None;
-                }
-            }
-            delta
-        };
-        self.last_delta = delta;
+        }
         Some(delta)
     }
 }
@@ -131,9 +114,10 @@ mod tests {
         // [[1, 2], [2, 1]] has eigenvalues 3 and -1.
         let assembly = CscAssembly::new(2, 2, &[(0, 0), (0, 1), (1, 1)]);
         let mut correction = InertiaCorrection::new(&assembly);
-        let delta = correction.shift(&[1.0, 2.0, 1.0], 0.0).unwrap();
-        assert!(delta > 1.0 && delta < 1.0 * 8.0 * 100.0, "{delta}");
-        assert_eq!(correction.shift(&[1.0, 0.0, 3.0], 0.0), Some(0.0));
-        assert!(correction.shift(&[1.0, 0.0, 3.0], 0.5).unwrap() >= 0.5);
+        let tuning = Tuning::default();
+        let delta = correction.shift(&[1.0, 2.0, 1.0], 0.0, &tuning).unwrap();
+        assert!(delta > 1.0 && delta <= 8.0, "{delta}");
+        assert_eq!(correction.shift(&[1.0, 0.0, 3.0], 0.0, &tuning), Some(0.0));
+        assert!(correction.shift(&[1.0, 0.0, 3.0], 0.5, &tuning).unwrap() >= 0.5);
     }
 }

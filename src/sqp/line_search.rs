@@ -13,13 +13,13 @@
 //! **Filter search.** Trial points `x + αd` (clamped into the variable bounds), `α = 1, ½, ¼, …`.
 //! With `m(α) = α∇fᵀd` and the switching condition `m(α) < 0` and
 //! `α (−∇fᵀd)^{s_f} > δ θ^{s_θ}` (`s_f = 2.3`, `s_θ = 1.1`, `δ = 1`), a trial point acceptable to
-//! the filter is accepted
+//! the filter is accepted (the constants are those of [`Tuning`](super::settings::Tuning))
 //! - if `θ <= θ_min` and the switching condition holds: when `f(α) <= f + η m(α)` (`η = 10⁻⁸`,
 //!   an *f-type* step; the filter is left as it is);
 //! - otherwise: when `θ(α) <= (1 − γ_θ) θ` or `f(α) <= f − γ_f θ` (`γ_θ = 10⁻⁵`, `γ_f = 10⁻⁸`),
 //!   and the filter then receives `((1 − γ_θ) θ, f − γ_f θ)`.
 //!
-//! The search fails below the larger of 10⁻² and IPOPT's
+//! The search fails below the larger of `filter_min_step` (10⁻²) and IPOPT's
 //! `α_min = 0.05 min(γ_θ, γ_f θ / (−∇fᵀd), δ θ^{s_θ} / (−∇fᵀd)^{s_f})` (the last term only for
 //! `θ <= θ_min`; `0.05 γ_θ` for an ascent direction of `f`). With IPOPT's bound alone the
 //! filter accepted steps of length 10⁻⁴ that reduced `θ` by its factor `1 − γ_θ` and little
@@ -31,8 +31,10 @@
 //! the direction is searched again on the ℓ1 merit `φ = f + νθ` (see
 //! [`merit`](super::merit)): accepted when `φ(x + αd) <= φ(x) + 10⁻⁴ α D`, shrinking by
 //! safeguarded quadratic interpolation (to between 0.1 and 0.5 of the last step) down to
-//! `α = 10⁻⁴`; below that the step is retried with a strengthened Hessian model (see
-//! `Sqp::step`), and only the last retry searches down to `α = 10⁻¹⁰`. A step accepted there
+//! `α = 10⁻⁴` (`merit_retry_step`; merit steps of 10⁻⁶ made no progress for 45 iterations on
+//! the single-pendulum Hermite–Simpson swing-up); below that the step is retried with a
+//! strengthened Hessian model (see `solver.rs`), and only the last retry searches down to
+//! `α = 10⁻¹⁰`. A step accepted there
 //! clears the filter, which would otherwise hold entries that the new iterate may not
 //! satisfy.
 //!
@@ -43,33 +45,19 @@
 //!
 //! **Second-order correction.** If the full step is rejected while the trial violation is not
 //! smaller than the current one (Maratos effect), the QP is solved again with the same
-//! Hessian and gradient and the constant part of the linearization replaced by
-//! `c(x + d) − Jd`, and `x + d̂` is tested with the same criteria at `α = 1`.
+//! Hessian, shift and gradient and the constant part of the linearization replaced by
+//! `c(x + d) − Jd` (`step.rs`), and `x + d̂` is tested with the same criteria at `α = 1`.
+//!
+//! The globalization's state is the filter and the merit penalty ([`Globalization`]); the
+//! search is handed the iterate, the trial point to fill, the direction and the step builder
+//! (for the second-order correction and the restoration QP) explicitly.
 
-use super::direction::Direction;
-use super::merit::{merit, violation};
-use super::solver::{HessianModel, Sqp, StepInfo, Stop};
-
-const MERIT_ARMIJO: f64 = 1e-4;
-const MERIT_MIN_STEP: f64 = 1e-10;
-/// Before the last attempt of a step, the merit search stops here and the step is retried
-/// with a strengthened Hessian model: merit steps of 10⁻⁶ made no progress for 45 iterations
-/// on the single-pendulum Hermite–Simpson swing-up (Clarabel; OSQP never left that point
-/// in 500), and the shifted model's step leaves it at once.
-const MERIT_RETRY_STEP: f64 = 1e-4;
-/// Merit increases below `ROUNDING ε_mach max(1, |φ|)` are taken as rounding noise.
-const ROUNDING: f64 = 100.0;
-const GAMMA_THETA: f64 = 1e-5;
-const GAMMA_F: f64 = 1e-8;
-const SWITCHING_DELTA: f64 = 1.0;
-const S_THETA: f64 = 1.1;
-const S_F: f64 = 2.3;
-const FILTER_ARMIJO: f64 = 1e-8;
-const GAMMA_ALPHA: f64 = 0.05;
-/// The filter search gives up below this step length and leaves the point to the
-/// restoration step: shorter steps of a Newton direction were observed to make negligible
-/// progress for hundreds of iterations.
-const FILTER_MIN_STEP: f64 = 1e-2;
+use super::filter::Filter;
+use super::iterate::Iterate;
+use super::merit::{merit, update_penalty};
+use super::problem::Problem;
+use super::settings::{Settings, Tuning};
+use super::step::{Direction, Kind, StepBuilder, StepInfo};
 
 /// The filter's verdict on a trial point.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,109 +78,169 @@ struct FilterPoint {
     allowance: f64,
 }
 
-impl Sqp<'_, '_> {
-    pub(super) fn set_trial_point(&mut self, alpha: f64, step: &[f64]) {
-        let bounds = self.problem.x_lower.iter().zip(&self.problem.x_upper);
-        for (((t, &x), &d), (&l, &u)) in self.x_trial.iter_mut().zip(&self.x).zip(step).zip(bounds)
-        {
-            *t = (x + alpha * d).clamp(l, u);
-        }
+/// Everything one line search works with, passed explicitly.
+pub(crate) struct Search<'a, 'p> {
+    pub(crate) problem: &'a mut Problem<'p>,
+    pub(crate) builder: &'a mut StepBuilder,
+    pub(crate) current: &'a Iterate,
+    /// The accepted point is left here, with its multipliers and derivatives.
+    pub(crate) trial: &'a mut Iterate,
+    pub(crate) settings: &'a Settings,
+    pub(crate) info: &'a mut StepInfo,
+    /// The factor `τ` of the constraints' curvature in the Hessian at the trial point.
+    pub(crate) curvature_scale: f64,
+}
+
+impl Search<'_, '_> {
+    /// Sets the trial point `x + α step` and evaluates `f` and `c` there; the objective and
+    /// violation, or `None` if an evaluation failed.
+    fn values(&mut self, alpha: f64, step: &[f64]) -> Option<(f64, f64)> {
+        self.trial
+            .set_step(&self.current.x, alpha, step, self.problem);
+        self.trial.evaluate_values(self.problem).ok()?;
+        Some((self.trial.f, self.trial.theta(self.problem)))
     }
 
-    /// `f` and `c` at the trial point; the objective and violation, or `None` if an
-    /// evaluation failed.
-    pub(super) fn trial_values(&mut self) -> Option<(f64, f64)> {
-        let f = self.problem.objective(&self.x_trial).ok()?;
-        self.problem
-            .constraints(&self.x_trial, &mut self.c_trial)
-            .ok()?;
-        self.f_trial = f;
-        let theta = violation(&self.c_trial, &self.problem.c_lower, &self.problem.c_upper);
-        Some((f, theta))
-    }
-
-    /// Derivatives at the trial point with the multipliers already in `lambda_trial`.
-    pub(super) fn trial_derivatives(&mut self) -> bool {
-        let p = &mut self.problem;
-        p.gradient(&self.x_trial, &mut self.g_trial).is_ok()
-            && p.jacobian(&self.x_trial, &self.c_trial, &mut self.jac_trial)
-                .is_ok()
-            && match self.hessian {
-                HessianModel::Exact(_) => p
-                    .hessian(
-                        &self.x_trial,
-                        &self.c_trial,
-                        &self.jac_trial,
-                        &self.lambda_trial,
-                        &mut self.hess_trial,
-                    )
-                    .is_ok(),
-                HessianModel::Bfgs(_) => true,
-            }
-    }
-
+    /// Multipliers `λ + α(λ_QP − λ)` at the trial point.
     fn blend_multipliers(&mut self, alpha: f64) {
-        for (t, (&l, &s)) in self
-            .lambda_trial
+        let (current, step) = (self.current, &self.builder.step);
+        for ((t, &l), &s) in self
+            .trial
+            .lambda
             .iter_mut()
-            .zip(self.lambda.iter().zip(&self.lambda_step))
+            .zip(&current.lambda)
+            .zip(&step.lambda)
         {
             *t = l + alpha * (s - l);
         }
-        for (t, (&l, &s)) in self.z_trial.iter_mut().zip(self.z.iter().zip(&self.z_step)) {
+        for ((t, &l), &s) in self.trial.z.iter_mut().zip(&current.z).zip(&step.z) {
             *t = l + alpha * (s - l);
         }
     }
 
-    /// Searches along the direction; `Ok(true)` when a trial point was accepted (it is left
-    /// in the `*_trial` fields), `Ok(false)` when both searches failed. The merit search
-    /// accepts steps shorter than [`MERIT_RETRY_STEP`] only on the `last_attempt`.
-    pub(super) fn line_search(
+    /// Derivatives at the trial point with the multipliers already set; whether they are
+    /// finite.
+    fn derivatives(&mut self) -> bool {
+        self.trial
+            .evaluate_derivatives(self.problem, self.curvature_scale)
+            .is_ok()
+    }
+
+    /// Solves and evaluates the second-order correction of the step (whose full-step trial
+    /// values are in `trial`); its objective and violation, or `None`.
+    fn correction_values(&mut self, dir: &Direction) -> Option<(f64, f64)> {
+        let solved = self.builder.second_order_correction(
+            self.problem,
+            self.current,
+            &self.trial.c,
+            dir.shift,
+            &self.settings.tuning,
+            self.info,
+        );
+        if !solved {
+            return None;
+        }
+        let correction = std::mem::take(&mut self.builder.correction.d);
+        let values = self.values(1.0, &correction);
+        self.builder.correction.d = correction;
+        values
+    }
+
+    /// Takes the second-order correction just evaluated as the accepted trial point, with its
+    /// QP multipliers; false if its derivatives cannot be evaluated.
+    fn accept_correction(&mut self) -> bool {
+        let correction = &self.builder.correction;
+        self.trial.lambda.copy_from_slice(&correction.lambda);
+        self.trial.z.copy_from_slice(&correction.z);
+        if !self.derivatives() {
+            return false;
+        }
+        self.info.second_order_correction = true;
+        self.info.step_length = 1.0;
+        self.info.step_norm = self.builder.correction.norm();
+        true
+    }
+}
+
+/// The globalization's state: the filter and the ℓ1-merit penalty.
+pub(crate) struct Globalization {
+    pub(crate) filter: Filter,
+    pub(crate) penalty: f64,
+}
+
+impl Globalization {
+    /// A fresh filter for a start with violation `theta0`.
+    pub(crate) fn new(theta0: f64, tuning: &Tuning) -> Self {
+        Self {
+            filter: Filter::new(theta0, tuning),
+            penalty: 0.0,
+        }
+    }
+
+    /// Updates the merit penalty for the direction `dir` (see `merit.rs`).
+    pub(crate) fn update_penalty(&mut self, dir: &Direction) {
+        self.penalty = update_penalty(
+            self.penalty,
+            dir.gd,
+            dir.dhd,
+            dir.theta,
+            dir.theta_lin,
+            dir.multipliers,
+        )
+        .max(dir.elastic_penalty);
+    }
+
+    /// Searches along the builder's step: the filter, then a restoration step, then the merit
+    /// function (whose steps below `merit_retry_step` count only on the `last_attempt`). True
+    /// when a trial point was accepted (it is left in `search.trial`).
+    pub(crate) fn search(
         &mut self,
+        search: &mut Search<'_, '_>,
         dir: &Direction,
-        info: &mut StepInfo,
         last_attempt: bool,
-    ) -> Result<bool, Stop> {
-        let step = std::mem::take(&mut self.d);
-        let min_step = if last_attempt {
-            MERIT_MIN_STEP
-        } else {
-            MERIT_RETRY_STEP
-        };
+    ) -> bool {
+        let step = std::mem::take(&mut search.builder.step.d);
         let accepted =
-            self.filter_search(dir, &step, info) || self.restoration_step(dir.theta, info) || {
-                let accepted = self.merit_search(dir, &step, info, min_step);
+            self.filter_search(search, dir, &step) || self.restoration_step(search, dir.theta) || {
+                let tuning = &search.settings.tuning;
+                let min_step = if last_attempt {
+                    tuning.merit_min_step
+                } else {
+                    tuning.merit_retry_step
+                };
+                let accepted = self.merit_search(search, dir, &step, min_step);
                 if accepted {
-                    info.merit_step = true;
+                    search.info.merit_step = true;
                     self.filter.clear();
                 }
                 accepted
             };
-        self.d = step;
-        Ok(accepted)
+        search.builder.step.d = step;
+        accepted
     }
 
     /// Whether the step is at rounding level, where any trial is accepted.
-    fn tiny_step(&self, info: &StepInfo) -> bool {
-        let x_norm = self.x.iter().fold(1.0, |a: f64, v| a.max(v.abs()));
+    fn tiny_step(current: &Iterate, info: &StepInfo) -> bool {
+        let x_norm = current.x.iter().fold(1.0, |a: f64, v| a.max(v.abs()));
         info.step_norm <= 10.0 * f64::EPSILON * x_norm
     }
 
     /// The filter's verdict on a trial point `(f, theta)` at step length `alpha`.
-    fn verdict(&self, p: &FilterPoint, alpha: f64, f: f64, theta: f64) -> Verdict {
+    fn verdict(&self, p: &FilterPoint, alpha: f64, f: f64, theta: f64, t: &Tuning) -> Verdict {
         if !self.filter.acceptable(theta, f) {
             return Verdict::Reject;
         }
-        let switching =
-            p.gd < 0.0 && alpha * (-p.gd).powf(S_F) > SWITCHING_DELTA * p.theta.powf(S_THETA);
+        let switching = p.gd < 0.0
+            && alpha * (-p.gd).powf(t.switching_s_f)
+                > t.switching_delta * p.theta.powf(t.switching_s_theta);
         if switching && p.theta <= self.filter.theta_min {
-            if f <= p.f + FILTER_ARMIJO * alpha * p.gd + p.allowance {
+            if f <= p.f + t.filter_armijo * alpha * p.gd + p.allowance {
                 Verdict::ObjectiveStep
             } else {
                 Verdict::Reject
             }
-        } else if theta <= (1.0 - GAMMA_THETA) * p.theta
-            || f <= p.f - GAMMA_F * p.theta + p.allowance
+        } else if theta <= (1.0 - t.filter_gamma_theta) * p.theta
+            || f <= p.f - t.filter_gamma_f * p.theta + p.allowance
         {
             Verdict::FilterStep
         } else {
@@ -201,66 +249,71 @@ impl Sqp<'_, '_> {
     }
 
     /// The smallest step length the filter search tries.
-    fn min_step(&self, p: &FilterPoint) -> f64 {
+    fn min_step(&self, p: &FilterPoint, t: &Tuning) -> f64 {
         let ipopt = if p.gd < 0.0 {
-            let mut bound = GAMMA_THETA.min(GAMMA_F * p.theta / -p.gd);
+            let mut bound = t.filter_gamma_theta.min(t.filter_gamma_f * p.theta / -p.gd);
             if p.theta <= self.filter.theta_min {
-                bound = bound.min(SWITCHING_DELTA * p.theta.powf(S_THETA) / (-p.gd).powf(S_F));
+                bound = bound.min(
+                    t.switching_delta * p.theta.powf(t.switching_s_theta)
+                        / (-p.gd).powf(t.switching_s_f),
+                );
             }
-            GAMMA_ALPHA * bound
+            t.filter_gamma_alpha * bound
         } else {
-            GAMMA_ALPHA * GAMMA_THETA
+            t.filter_gamma_alpha * t.filter_gamma_theta
         };
-        ipopt.max(FILTER_MIN_STEP)
+        ipopt.max(t.filter_min_step)
     }
 
     /// Takes the accepted trial point's verdict into the filter.
-    fn record(&mut self, p: &FilterPoint, verdict: Verdict) {
+    fn record(&mut self, p: &FilterPoint, verdict: Verdict, t: &Tuning) {
         if verdict == Verdict::FilterStep {
-            self.filter
-                .add((1.0 - GAMMA_THETA) * p.theta, p.f - GAMMA_F * p.theta);
+            self.filter.add(
+                (1.0 - t.filter_gamma_theta) * p.theta,
+                p.f - t.filter_gamma_f * p.theta,
+            );
         }
     }
 
     /// The filter search (see the module documentation).
-    fn filter_search(&mut self, dir: &Direction, step: &[f64], info: &mut StepInfo) -> bool {
+    fn filter_search(&mut self, s: &mut Search<'_, '_>, dir: &Direction, step: &[f64]) -> bool {
+        let t = &s.settings.tuning;
         let p = FilterPoint {
-            f: self.f,
+            f: s.current.f,
             theta: dir.theta,
             gd: dir.gd,
-            allowance: ROUNDING * f64::EPSILON * self.f.abs().max(1.0),
+            allowance: t.rounding * f64::EPSILON * s.current.f.abs().max(1.0),
         };
-        let tiny = self.tiny_step(info);
-        let min_step = self.min_step(&p);
-        let mut alpha = dir.first_step;
+        let tiny = Self::tiny_step(s.current, s.info);
+        let min_step = self.min_step(&p, t);
+        let mut alpha = 1.0;
         loop {
-            self.set_trial_point(alpha, step);
-            let trial = self.trial_values();
+            let trial = s.values(alpha, step);
             if let Some((f, theta)) = trial {
                 let verdict = if tiny {
                     Verdict::ObjectiveStep
                 } else {
-                    self.verdict(&p, alpha, f, theta)
+                    self.verdict(&p, alpha, f, theta, t)
                 };
                 if verdict != Verdict::Reject {
-                    self.blend_multipliers(alpha);
-                    if self.trial_derivatives() {
-                        self.record(&p, verdict);
-                        info.step_length = alpha;
+                    s.blend_multipliers(alpha);
+                    if s.derivatives() {
+                        self.record(&p, verdict, t);
+                        s.info.step_length = alpha;
                         return true;
                     }
                 }
             }
             if alpha == 1.0
-                && !dir.elastic
-                && self.settings.second_order_correction
+                && dir.kind == Kind::Newton
+                && s.settings.second_order_correction
                 && let Some((_, theta)) = trial
                 && theta >= p.theta
-                && let Some((f, theta)) = self.second_order_trial(info)
+                && let Some((f, theta)) = s.correction_values(dir)
             {
-                let verdict = self.verdict(&p, 1.0, f, theta);
-                if verdict != Verdict::Reject && self.finish_second_order(info) {
-                    self.record(&p, verdict);
+                let verdict = self.verdict(&p, 1.0, f, theta, t);
+                if verdict != Verdict::Reject && s.accept_correction() {
+                    self.record(&p, verdict, t);
                     return true;
                 }
             }
@@ -274,44 +327,45 @@ impl Sqp<'_, '_> {
     /// The ℓ1-merit search (see the module documentation).
     fn merit_search(
         &mut self,
+        s: &mut Search<'_, '_>,
         dir: &Direction,
         step: &[f64],
-        info: &mut StepInfo,
         min_step: f64,
     ) -> bool {
-        let phi0 = merit(self.f, self.penalty, dir.theta);
-        let allowance = ROUNDING * f64::EPSILON * phi0.abs().max(1.0);
-        let target = |alpha: f64| phi0 + MERIT_ARMIJO * alpha * dir.slope + allowance;
+        let t = &s.settings.tuning;
+        let slope = dir.gd - self.penalty * (dir.theta - dir.theta_lin);
+        let phi0 = merit(s.current.f, self.penalty, dir.theta);
+        let allowance = t.rounding * f64::EPSILON * phi0.abs().max(1.0);
+        let target = |alpha: f64| phi0 + t.merit_armijo * alpha * slope + allowance;
         let mut alpha = 1.0;
         loop {
-            self.set_trial_point(alpha, step);
-            let trial = self
-                .trial_values()
+            let trial = s
+                .values(alpha, step)
                 .map(|(f, theta)| (merit(f, self.penalty, theta), theta));
             if let Some((phi, _)) = trial
                 && phi <= target(alpha)
             {
-                self.blend_multipliers(alpha);
-                if self.trial_derivatives() {
-                    info.step_length = alpha;
+                s.blend_multipliers(alpha);
+                if s.derivatives() {
+                    s.info.step_length = alpha;
                     return true;
                 }
             }
             if alpha == 1.0
-                && !dir.elastic
-                && self.settings.second_order_correction
+                && dir.kind == Kind::Newton
+                && s.settings.second_order_correction
                 && let Some((_, theta_trial)) = trial
                 && theta_trial > 0.0
-                && let Some((f, theta)) = self.second_order_trial(info)
+                && let Some((f, theta)) = s.correction_values(dir)
                 && merit(f, self.penalty, theta) <= target(1.0)
-                && self.finish_second_order(info)
+                && s.accept_correction()
             {
                 return true;
             }
             alpha = match trial {
                 Some((phi, _)) => {
-                    let curvature = phi - phi0 - dir.slope * alpha;
-                    let quadratic = -dir.slope * alpha * alpha / (2.0 * curvature);
+                    let curvature = phi - phi0 - slope * alpha;
+                    let quadratic = -slope * alpha * alpha / (2.0 * curvature);
                     if quadratic.is_finite() {
                         quadratic.clamp(0.1 * alpha, 0.5 * alpha)
                     } else {
@@ -324,46 +378,5 @@ impl Sqp<'_, '_> {
                 return false;
             }
         }
-    }
-
-    /// Solves the second-order correction QP and evaluates `x + d̂`; its objective and
-    /// violation, or `None` if the QP or an evaluation failed.
-    fn second_order_trial(&mut self, info: &mut StepInfo) -> Option<(f64, f64)> {
-        let m = self.problem.m();
-        for i in 0..m {
-            self.shifted[i] = self.c_trial[i] - self.jd[i];
-        }
-        self.pose_rows(true);
-        self.solve_qp(false, 1.0, 0.0, info);
-        if !self.qp_solution.status.has_solution() {
-            return None;
-        }
-        let correction = std::mem::take(&mut self.qp_solution.x);
-        self.set_trial_point(1.0, &correction);
-        self.qp_solution.x = correction;
-        self.trial_values()
-    }
-
-    /// Takes the second-order correction just evaluated as the accepted trial point, with
-    /// its QP multipliers; false if its derivatives cannot be evaluated.
-    fn finish_second_order(&mut self, info: &mut StepInfo) -> bool {
-        let m = self.problem.m();
-        let y = &self.qp_solution.y;
-        self.lambda_trial.copy_from_slice(&y[..m]);
-        self.z_trial.fill(0.0);
-        for (k, &j) in self.subproblem.bounded().iter().enumerate() {
-            self.z_trial[j] = y[m + k];
-        }
-        if !self.trial_derivatives() {
-            return false;
-        }
-        info.second_order_correction = true;
-        info.step_length = 1.0;
-        info.step_norm = self
-            .qp_solution
-            .x
-            .iter()
-            .fold(0.0, |a: f64, v| a.max(v.abs()));
-        true
     }
 }

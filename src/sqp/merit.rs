@@ -10,8 +10,7 @@
 //! `r = max(‖λ_QP‖∞, (∇fᵀd + ½ max(0, dᵀHd)) / (0.9 (θ - θ_lin)))`, the larger of the
 //! classical exactness bound and the bound that makes the model decrease at least a tenth of
 //! the predicted violation decrease (Nocedal & Wright, eq. 18.36, with `σ = 0` for
-//! nonpositive curvature). `H` is the Lagrangian model `∇²L + δI` without the QP's
-//! convexifying augmentation, which is an artifact of the QP and not a model of `f`. Below
+//! nonpositive curvature). `H` is the step's QP model `H + δI` (`δ` its inertia shift). Below
 //! `r` the penalty is raised to `1.5 r`; above it, it moves halfway towards `r` but not below
 //! `1.5 r` (Powell's rule). Letting it come down matters in practice: a penalty fixed at an
 //! early, pessimistic value makes the merit function reject every step of second-order size

@@ -26,69 +26,53 @@
 //!
 //! # The iteration
 //!
-//! Each iteration solves the QP
-//! `min ½dᵀHd + ∇fᵀd` s.t. `c_L - c <= J d <= c_U - c`, `x_L - x <= d <= x_U - x`
-//! (see `subproblem.rs`) with a [`QpSolver`]: [`ClarabelQp`] (interior point, default) or
-//! `OsqpQp` (ADMM with polishing, cargo feature `osqp`). The patterns of `H` and of the QP
-//! constraint matrix are assembled once into CSC, each triplet mapped to its slot; only values
-//! are refilled afterwards, and the backends update their data in place.
+//! Each iteration linearizes the problem at the current iterate and solves the QP
+//! `min ½dᵀHd + ∇fᵀd` s.t. `c_L - c <= J d <= c_U - c`, `x_L - x <= d <= x_U - x`; the parts
+//! (ARCHITECTURE.md has the map and the measurements behind the choices):
 //!
-//! - **Hessian.** [`HessianStrategy::Exact`] uses the problem's Hessian of the Lagrangian. A
-//!   shift `δI` is added only when the reduced Hessian on the predicted active set is not
-//!   positive definite (IPOPT's inertia correction of the KKT matrix, tested through its Schur
-//!   complement with a sparse `LDLᵀ`), and the QP is made convex by the augmentation
-//!   `ρ/2 Σ wᵢ (rᵢ + ∇cᵢᵀd − tᵢ)²` of the predicted active constraints, which vanishes with its
-//!   gradient on their face: once the active set is identified the QP's step and multipliers
-//!   are those of the exact Newton model, so convergence is superlinear although `∇²L` is
-//!   indefinite. Where `∇²L` still needs a shift the QP is posed with `∇²f` alone; near
-//!   feasibility those steps are taken to the minimizer of the Lagrangian's quadratic model
-//!   over the step and the previous one, which the model alone overshoots where it lacks the
-//!   constraints' curvature (`subspace.rs`). [`HessianStrategy::Bfgs`] is damped BFGS per
-//!   variable group ([`Nlp::variable_groups`]); see `hessian.rs`, `inertia.rs` and
-//!   `quasi_newton.rs`.
-//! - **QP solutions.** Every QP answer is polished by a direct `LDLᵀ` solve on its active face
-//!   (`polish.rs`), which makes steps and multipliers accurate to rounding whatever the
-//!   backend's tolerances, and certifies a solution that the backend reported as inaccurate.
-//! - **Globalization.** Wächter & Biegler's filter line search on the violation
-//!   `θ = Σ viol(c)` and `f`, with a second-order correction against the Maratos effect
-//!   (`filter.rs`, `line_search.rs`). When it cannot accept a step of length at least
-//!   10⁻², a restoration step (the shortest step to the linearized feasible set, searched on
-//!   `θ`; `restoration.rs`) is tried, then a backtracking search on the ℓ1 merit function
-//!   `f + ν‖viol(c)‖₁` (`merit.rs`), down to a step of 10⁻⁴ (10⁻¹⁰ on the last retry). A
-//!   failed or non-finite evaluation only shortens the step; at the starting point it ends the
-//!   solve with `EvaluationError`. If all of them fail, or the QP fails, the step is retried
-//!   with a larger Hessian shift (exact) or a reset model (BFGS).
-//! - **Inconsistent linearizations.** When the QP has no solution, an elastic QP relaxes every
-//!   row with penalized slacks (ℓ1 penalty starting from `max(1, ‖λ‖∞)` and raised tenfold
-//!   until it achieves a tenth of the attainable decrease of the linearized violation). A feasibility QP computed first detects points
-//!   where the violation is stationary but positive: the solve ends `LocallyInfeasible`.
-//! - **Termination.** `Converged` when the largest constraint violation is below
-//!   `constraint_tolerance`, the scaled dual infeasibility `‖∇f + Jᵀλ + z‖∞ / s_d` and the
-//!   scaled complementarity are below `tolerance`, and the complementarity pairs are within
-//!   `complementarity_tolerance` (IPOPT's scaling `s_d = max(100, (‖λ‖₁ + ‖z‖₁)/(m + n))/100`,
-//!   see `residuals.rs`). `Acceptable` when the looser `acceptable_*` tolerances hold for
-//!   `acceptable_iterations` consecutive iterates, or when the solve cannot continue from a
-//!   point that meets them. Iteration and wall-time limits end it with `MaxIterations` and
-//!   `TimeLimit`.
+//! - **State** (`iterate.rs`): the point, its multipliers and everything evaluated there.
+//! - **Step builder** (`step.rs`): the Hessian model (`hessian.rs`: [`HessianStrategy::Exact`],
+//!   the problem's `∇²L` with the constraints' curvature scaled by a factor `τ <= 1` that
+//!   shrinks while its QPs need large shifts; or [`HessianStrategy::Bfgs`], damped block BFGS in
+//!   `quasi_newton.rs`), the QP data (`subproblem.rs`) and the QP solvers: [`ActiveSetQp`]
+//!   solves the QP on the KKT system of a working set, started from the previous iteration's,
+//!   with IPOPT's inertia correction on that face, so that near a solution an iteration costs
+//!   one factorization; a [`QpSolver`] backend ([`ClarabelQp`] by default, `OsqpQp` with the
+//!   cargo feature `osqp`, or the user's through [`Solver::with_qp_solver`]) solves the first
+//!   QP, the QPs the working-set solver fails on (with the objective's curvature as a convex
+//!   model, its solution continued by the primal active-set method on the exact model), the
+//!   elastic QP of an inconsistent linearization (`elastic.rs`) and the restoration QP.
+//! - **Globalization** (`line_search.rs`, `filter.rs`, `merit.rs`, `restoration.rs`):
+//!   Wächter & Biegler's filter line search with a second-order correction, a feasibility
+//!   restoration step when it fails, and a backtracking search on the ℓ1 merit function as the
+//!   last resort; a failed or non-finite evaluation only shortens the step (at the starting
+//!   point it ends the solve with `EvaluationError`). When everything fails the step is
+//!   retried with a forced Hessian shift (exact) or a reset model (BFGS).
+//!
+//! Every constant of these parts is a field of [`Tuning`] ([`Settings::tuning`]).
+//!
+//! **Termination.** `Converged` when the largest constraint violation is below
+//! `constraint_tolerance`, the scaled dual infeasibility `‖∇f + Jᵀλ + z‖∞ / s_d` and the scaled
+//! complementarity are below `tolerance`, and the complementarity pairs are within
+//! `complementarity_tolerance` (IPOPT's scaling `s_d = max(100, (‖λ‖₁ + ‖z‖₁)/(m + n))/100`, see
+//! `residuals.rs`). `Acceptable` when the looser `acceptable_*` tolerances hold for
+//! `acceptable_iterations` consecutive iterates, or when the solve cannot continue from a point
+//! that meets them. A point where the violation is stationary but positive ends
+//! `LocallyInfeasible`; iteration and wall-time limits end it with `MaxIterations` and
+//! `TimeLimit`.
 //!
 //! # Complementarity constraints
 //!
 //! Each pair `0 <= a(x) ⟂ b(x) >= 0` of [`Nlp::complementarities`] (a side is a variable or a
 //! constraint row; the problem's own bounds make each side nonnegative) adds a product row
 //! `a(x)·b(x) <= ε` with exact first and second derivatives (Scholtes' relaxation; see
-//! `complementarity.rs`). The homotopy on `ε`:
-//!
-//! 1. start from `ε₀ = relaxation_initial` (default 0.1);
-//! 2. when the relaxed problem is solved to the current accuracy — KKT residuals within
-//!    `max(tolerance, ε)` and every product within `2ε` — set
-//!    `ε ← max(relaxation_decrease · ε, ε_min)` (default factor 0.1);
-//! 3. `ε_min = 0.1 · complementarity_tolerance²`, small enough that `a·b <= ε_min` forces
-//!    `min(a, b) <= complementarity_tolerance`.
-//!
-//! The solve converges once the KKT conditions of the current relaxation hold and the pair
-//! violation `max |min(a, b)|` (reported in [`Residuals::complementarity_violation`]) is within
-//! `complementarity_tolerance`; a solution that is strictly complementary can therefore stop
-//! before `ε` reaches `ε_min`.
+//! `complementarity.rs`). The homotopy on `ε`: start from `ε₀ = relaxation_initial` (0.1); when
+//! the relaxed problem is solved to the current accuracy (KKT residuals within
+//! `max(tolerance, ε)`, every product within `2ε`) set `ε ← max(relaxation_decrease · ε,
+//! ε_min)` with `ε_min = 0.1 · complementarity_tolerance²`, small enough that `a·b <= ε_min`
+//! forces `min(a, b) <= complementarity_tolerance`. The solve converges once the KKT conditions
+//! of the current relaxation hold and the pair violation `max |min(a, b)|`
+//! ([`Residuals::complementarity_violation`]) is within `complementarity_tolerance`.
 //!
 //! # Reporting
 //!
@@ -98,127 +82,77 @@
 //!
 //! # Iterations on the Hock–Schittkowski problems
 //!
-//! SQP iterations to `Converged` from the standard starting points (tests in
-//! `tests/hock_schittkowski.rs`; the exact-Hessian columns and four BFGS cases are asserted
-//! there). Generated with
-//! `cargo test --features osqp --test hock_schittkowski iteration_table -- --ignored --nocapture`.
-//! ✗ would mark a run that did not end `Converged` at the published optimum; there is none.
-//! (HS 6 converges in one step: the second-order correction of the first step lands on the
-//! solution.)
+//! SQP iterations to `Converged` from the standard starting points (`tests/hock_schittkowski.rs`
+//! asserts the exact-Hessian columns and four BFGS cases), generated with
+//! `cargo test --features osqp --test hock_schittkowski iteration_table -- --ignored --nocapture`:
 //!
 //! | problem | Clarabel exact | Clarabel BFGS | OSQP exact | OSQP BFGS |
 //! |---|---:|---:|---:|---:|
 //! | hs006 | 1 | 9 | 1 | 9 |
-//! | hs007 | 10 | 11 | 10 | 11 |
+//! | hs007 | 11 | 11 | 11 | 11 |
 //! | hs010 | 15 | 11 | 15 | 11 |
 //! | hs012 | 5 | 8 | 5 | 8 |
 //! | hs014 | 5 | 5 | 5 | 5 |
 //! | hs021 | 1 | 2 | 1 | 2 |
 //! | hs028 | 1 | 10 | 1 | 10 |
 //! | hs035 | 1 | 10 | 1 | 10 |
-//! | hs039 | 16 | 13 | 16 | 13 |
+//! | hs039 | 18 | 13 | 18 | 13 |
 //! | hs040 | 4 | 9 | 4 | 9 |
 //! | hs043 | 9 | 9 | 9 | 9 |
-//! | hs065 | 5 | 9 | 5 | 9 |
+//! | hs065 | 6 | 9 | 6 | 9 |
 //! | hs071 | 6 | 7 | 6 | 7 |
 //! | hs076 | 1 | 6 | 1 | 6 |
 //! | hs078 | 4 | 7 | 4 | 7 |
 //! | hs100 | 7 | 15 | 7 | 15 |
 //! | hs113 | 5 | 18 | 5 | 18 |
 //!
-//! The two backends give the same iterates: every QP answer is polished on its active face.
-//!
 //! From perturbed starts (the standard one plus 5 perturbed by up to `3 max(1, |x₀ⱼ|)` per
-//! component, 102 runs per configuration; ignored test `perturbed_starts`, same command with
-//! that name): every run converges with BFGS (both backends); with exact Hessians 101 of 102
-//! do, and hs039 from its third perturbed start stops at the iteration limit (both
-//! backends).
-//!
-//! # Iterations on the trajectory problems
-//!
-//! The problems in `problems/` transcribed by the variational integrator
-//! (`VariationalNlp::new(&problem, 2)`), exact Hessians, default settings, interpolated
-//! starting point, Clarabel (`tests/sqp_trajectories.rs` asserts the swing-ups of the double and
-//! triple pendulum with both backends, `tests/problems.rs` every problem with Clarabel):
-//!
-//! | problem | iterations |
-//! |---|---:|
-//! | pendulum_swingup_1 | 14 |
-//! | pendulum_swingup_2 | 27 |
-//! | pendulum_swingup_3 | 23 |
-//! | acrobot_swingup | 263 |
-//! | pendulum12_reconfigure | 78 |
-//! | arm_reach | 83 |
-//!
-//! The long run (the acrobot) spends most iterations far from the solution with the
-//! objective-curvature model (see `hessian.rs`) and short steps; the last ones use the exact
-//! model (their superlinear rate is asserted on the two swing-ups). Before that model,
-//! pendulum12_reconfigure (then without its joint-speed limit) stalled at an objective of 2454
-//! with shifts of 10²–10⁷ against an effort curvature of 10⁻² (the optimum was 3.306), and
-//! arm_reach spent 75 elastic iterations from a guess that did not reach its target (the
-//! guess now ends on it by inverse kinematics). With the Hermite–Simpson transcription
-//! pendulum12_reconfigure takes 151 iterations (objective 669.68): its first
-//! objective-curvature QPs fail in Clarabel (`NumericalError`), after which that model is
-//! damped (`Sqp::convexify`); undamped it was still at an objective of 1318 after 318
-//! iterations. Its problem file allows 1000 iterations.
-//!
-//! The OSQP tests need the feature and cmake: `cargo test --features osqp` (or
-//! `--all-features`, as `.ci/run` does).
+//! component, 102 runs per configuration; ignored test `perturbed_starts`, same command with that
+//! name): every run converges with BFGS (both backends); with exact Hessians 100 of 102 do with
+//! Clarabel and OSQP: hs039 from its second and fourth perturbed starts stays far from
+//! feasibility (violation 10³) and stops at the iteration limit.
 //!
 //! # Known limits
 //!
-//! - With OSQP, subproblems near degenerate MPCC solutions (MacMPEC `ralph2`, where the
-//!   relaxation must reach `ε ≈ 10⁻¹³`) and the feasibility subproblem at some infeasible
-//!   stationary points can exceed OSQP's iteration limit at the 1e-9 accuracy asked for; the
-//!   solve then ends `QpFailure` or `Acceptable`. Clarabel solves these cases.
-//! - Rows with more than [`AUGMENTED_ROW_LIMIT`] Jacobian entries are not used in the
-//!   Hessian augmentation (their outer product would fill the pattern); if such a row is
-//!   active, the inertia test asks for a shift on the directions it constrains.
-//! - The QP has no negative-curvature directions: near a point where the reduced Hessian is
-//!   slightly indefinite (a constrained saddle; pendulum_swingup_1 has one at `f = 0.8758`,
-//!   eigenvalue −5·10⁻⁴) the iterates move only as fast as the shifted model allows.
-//! - The objective-curvature model converges linearly at best: the acrobot needs 263
-//!   (variational) iterations and the 12-link pendulum 151 (Hermite–Simpson).
-//! - With OSQP the augmentation leaves out rows with multipliers below 10⁻⁶ of the largest
-//!   ([`QpSolver::active_multiplier`]). On the 12-link pendulum that leaves out speed limits
-//!   held at their bound, so the variational solve ends in the objective-curvature model: 157
-//!   iterations, the last 60 of them reducing the dual infeasibility linearly from 10⁻¹ to
-//!   10⁻⁶, against 78 with Clarabel (before `subspace.rs` it ended `Acceptable` after 938).
+//! - Far from feasibility the filter and restoration steps can stall on badly scaled starts
+//!   (the two hs039 runs above).
+//! - Where the reduced Hessian is indefinite on the QP's working set the shifted QP has no
+//!   negative-curvature steps beyond the proximal steps' reach; the iterates move as fast as the
+//!   shifted model allows.
+//! - With OSQP, subproblems near degenerate MPCC solutions (MacMPEC `ralph2`) can exceed OSQP's
+//!   iteration limit at the 1e-9 accuracy asked for; Clarabel solves them.
 
 mod complementarity;
-mod direction;
+mod elastic;
 mod error;
 mod filter;
 mod hessian;
 mod inertia;
+mod iterate;
 mod line_search;
 mod merit;
 mod nlp;
 mod outcome;
-mod polish;
 mod problem;
-mod qp;
-mod qp_clarabel;
-#[cfg(feature = "osqp")]
-mod qp_osqp;
 mod quasi_newton;
 mod report;
 mod residuals;
 mod restoration;
 mod settings;
 mod solver;
-mod sparse;
+mod step;
 mod subproblem;
-mod subspace;
 
 pub use error::SqpError;
-pub use hessian::AUGMENTED_ROW_LIMIT;
 pub use nlp::{Complementarity, ComplementarityTerm, EvalError, Nlp};
-pub use outcome::{EvaluationCounts, Residuals, SqpResult, Status, Timing};
-pub use qp::{QpProblem, QpSolution, QpSolver, QpStatus};
-pub use qp_clarabel::ClarabelQp;
+pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};
+// The QP layer's types, also under the paths they had before it was split out.
+pub use crate::qp::{
+    ActiveSetFailure, ActiveSetQp, ActiveSetSettings, ClarabelQp, FaceSolution, QpProblem,
+    QpSolution, QpSolver, QpStatus, Side,
+};
 #[cfg(feature = "osqp")]
-pub use qp_osqp::{OSQP_INFTY, OsqpQp};
-pub use report::{IterationRecord, LogObserver, Observer, SilentObserver};
-pub use settings::{HessianStrategy, QpBackend, Settings};
-pub use solver::Solver;
+pub use crate::qp::{OSQP_INFTY, OsqpQp};
+pub use report::{LogObserver, Observer, SilentObserver};
+pub use settings::{HessianStrategy, QpBackend, Settings, Tuning};
+pub use solver::{QpSolverFactory, Solver};

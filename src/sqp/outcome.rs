@@ -1,9 +1,7 @@
 //! What a solve returns: the status, the final point with its multipliers and residuals,
-//! evaluation counts, the time split and the iteration history.
+//! evaluation counts, the time split and the iteration history, one record per iterate.
 
 use std::time::Duration;
-
-use super::report::IterationRecord;
 
 /// How a solve ended. Only `Converged` and `Acceptable` mean that the returned point
 /// satisfies the (tight or loose) optimality tolerances.
@@ -114,4 +112,63 @@ pub struct SqpResult {
     pub timing: Timing,
     /// One record per iterate, starting with the initial point.
     pub history: Vec<IterationRecord>,
+}
+
+/// Everything known about one iterate, for logs and plots.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IterationRecord {
+    /// Iteration number; 0 is the starting point.
+    pub iteration: usize,
+    /// `f(x)`.
+    pub objective: f64,
+    /// Largest constraint violation.
+    pub primal_infeasibility: f64,
+    /// Scaled dual infeasibility.
+    pub dual_infeasibility: f64,
+    /// Scaled complementarity.
+    pub complementarity: f64,
+    /// Largest `|min(a, b)|` over complementarity pairs.
+    pub complementarity_violation: f64,
+    /// Hessian shift `δ` (inertia correction) of the step that led here.
+    pub regularization: f64,
+    /// Step length `α` of the step that led here.
+    pub step_length: f64,
+    /// `‖d‖∞` of the step that led here.
+    pub step_norm: f64,
+    /// Merit penalty `ν` after the step.
+    pub penalty: f64,
+    /// QP iterations spent on the step.
+    pub qp_iterations: usize,
+    /// QP wall time spent on the step, in seconds.
+    pub qp_time_s: f64,
+    /// Wall time of the whole step (QPs, evaluations, line search), in seconds.
+    pub step_time_s: f64,
+    /// Numeric sparse factorizations spent on the step: vito's own `LDLᵀ` factorizations and
+    /// the QP backend's (see [`QpSolution::factorizations`](crate::sqp::QpSolution::factorizations)).
+    pub factorizations: usize,
+    /// The step came from the elastic subproblem.
+    pub elastic: bool,
+    /// The step was a second-order correction.
+    pub second_order_correction: bool,
+    /// The step's QP was solved by the QP backend (a cold start, or after the working-set
+    /// solver failed) rather than from the previous working set alone.
+    pub backend_qp: bool,
+    /// The step was accepted by the ℓ1-merit fallback of the line search, not the filter.
+    pub merit_step: bool,
+    /// The step was a feasibility restoration step.
+    pub restoration: bool,
+    /// The step was retried with a strengthened Hessian model (larger shift for exact
+    /// Hessians, reset for BFGS) after a failed QP or line search.
+    pub hessian_reset: bool,
+    /// The complementarity relaxation was decreased at this iterate.
+    pub relaxation_decreased: bool,
+}
+
+impl IterationRecord {
+    /// The largest of the three KKT residuals.
+    pub fn kkt_error(&self) -> f64 {
+        self.primal_infeasibility
+            .max(self.dual_infeasibility)
+            .max(self.complementarity)
+    }
 }

@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use nalgebra::{DMatrix, DVector};
 
-use super::sparse::CscAssembly;
+use crate::qp::sparse::CscAssembly;
 
 /// Block-diagonal damped BFGS model stored in a fixed upper-triangle CSC pattern.
 pub(crate) struct BlockBfgs {

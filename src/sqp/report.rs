@@ -5,82 +5,26 @@
 //! numerics. [`LogObserver`] writes one line per iteration:
 //!
 //! ```text
-//! iter    objective    inf_pr   inf_du    compl  lg(rg) lg(ra)     alpha  qp_it    qp_ms  info
-//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0      -      -    0.00e0      0     0.00
+//! iter    objective    inf_pr   inf_du    compl  lg(rg)     alpha  qp_it  fact    qp_ms  info
+//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0      -    0.00e0      0     0     0.00
 //! ```
 //!
 //! `inf_pr` is the largest constraint violation, `inf_du` the scaled dual infeasibility,
-//! `compl` the scaled complementarity, `lg(rg)` and `lg(ra)` the log10 of the Hessian shift
-//! `δ` and of the active-set augmentation `ρ` of the step that produced this iterate (see
-//! [`hessian`](super::hessian)), `alpha` its step length, `qp_it` and `qp_ms` the QP iterations
-//! and milliseconds it took. `info` flags an elastic step (`e`), an accepted second-order
-//! correction (`s`), a step accepted by the ℓ1-merit fallback instead of the filter (`m`), a
-//! feasibility restoration step (`f`), a retry with a strengthened Hessian model (`r`: a larger shift for exact
-//! Hessians, a reset for BFGS) and a decrease of the complementarity relaxation
-//! (`c`), and a step whose QP model kept only the objective's curvature because the exact
-//! Lagrangian Hessian was indefinite on the constraints' null space (`o`).
+//! `compl` the scaled complementarity, `lg(rg)` the log10 of the Hessian shift `δ` of the step
+//! that produced this iterate (inertia correction, see `active_set.rs`), `alpha` its step
+//! length, `qp_it` the QP iterations (face solves of the working-set solver and backend
+//! iterations), `fact` the numeric factorizations and `qp_ms` the QP milliseconds it took.
+//! `info` flags a QP solved by the backend (`b`), an elastic step (`e`), an accepted
+//! second-order correction (`s`), a step accepted by the ℓ1-merit fallback instead of the
+//! filter (`m`), a feasibility restoration step (`f`), a retry with a strengthened Hessian
+//! model (`r`: a larger shift for exact Hessians, a reset for BFGS) and a decrease of the
+//! complementarity relaxation (`c`).
 
 use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::outcome::SqpResult;
-
-/// Everything known about one iterate, for logs and plots.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct IterationRecord {
-    /// Iteration number; 0 is the starting point.
-    pub iteration: usize,
-    /// `f(x)`.
-    pub objective: f64,
-    /// Largest constraint violation.
-    pub primal_infeasibility: f64,
-    /// Scaled dual infeasibility.
-    pub dual_infeasibility: f64,
-    /// Scaled complementarity.
-    pub complementarity: f64,
-    /// Largest `|min(a, b)|` over complementarity pairs.
-    pub complementarity_violation: f64,
-    /// Hessian shift `δ` of the step that led here.
-    pub regularization: f64,
-    /// Active-set augmentation weight `ρ` of the step that led here.
-    pub augmentation: f64,
-    /// Step length `α` of the step that led here.
-    pub step_length: f64,
-    /// `‖d‖∞` of the step that led here.
-    pub step_norm: f64,
-    /// Merit penalty `ν` after the step.
-    pub penalty: f64,
-    /// QP iterations spent on the step.
-    pub qp_iterations: usize,
-    /// QP wall time spent on the step, in seconds.
-    pub qp_time_s: f64,
-    /// The step came from the elastic subproblem.
-    pub elastic: bool,
-    /// The step was a second-order correction.
-    pub second_order_correction: bool,
-    /// The step's QP model kept only the objective's curvature: the Lagrangian Hessian needed a
-    /// large shift.
-    pub objective_curvature: bool,
-    /// The step was accepted by the ℓ1-merit fallback of the line search, not the filter.
-    pub merit_step: bool,
-    /// The step was a feasibility restoration step.
-    pub restoration: bool,
-    /// The step was retried with a strengthened Hessian model (larger shift for exact
-    /// Hessians, reset for BFGS) after a failed QP or line search.
-    pub hessian_reset: bool,
-    /// The complementarity relaxation was decreased at this iterate.
-    pub relaxation_decreased: bool,
-}
-
-impl IterationRecord {
-    /// The largest of the three KKT residuals.
-    pub fn kkt_error(&self) -> f64 {
-        self.primal_infeasibility
-            .max(self.dual_infeasibility)
-            .max(self.complementarity)
-    }
-}
+use super::outcome::{IterationRecord, SqpResult};
 
 /// Receives the solver's progress.
 pub trait Observer {
@@ -122,7 +66,7 @@ impl Observer for LogObserver<'_> {
         if r.iteration % 20 == 0 {
             let _ = writeln!(
                 self.sink,
-                "iter    objective    inf_pr   inf_du    compl  lg(rg) lg(ra)     alpha  qp_it    qp_ms  info"
+                "iter    objective    inf_pr   inf_du    compl  lg(rg)     alpha  qp_it  fact    qp_ms  info"
             );
         }
         let lg = |v: f64| {
@@ -134,13 +78,13 @@ impl Observer for LogObserver<'_> {
         };
         let mut info = String::new();
         for (flag, c) in [
+            (r.backend_qp, 'b'),
             (r.elastic, 'e'),
             (r.second_order_correction, 's'),
             (r.merit_step, 'm'),
             (r.restoration, 'f'),
             (r.hessian_reset, 'r'),
             (r.relaxation_decreased, 'c'),
-            (r.objective_curvature, 'o'),
         ] {
             if flag {
                 info.push(c);
@@ -148,16 +92,16 @@ impl Observer for LogObserver<'_> {
         }
         let _ = writeln!(
             self.sink,
-            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {} {:9.2e} {:6} {:8.2}  {}",
+            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {:9.2e} {:6} {:5} {:8.2}  {}",
             r.iteration,
             r.objective,
             r.primal_infeasibility,
             r.dual_infeasibility,
             r.complementarity,
             lg(r.regularization),
-            lg(r.augmentation),
             r.step_length,
             r.qp_iterations,
+            r.factorizations,
             r.qp_time_s * 1e3,
             info
         );

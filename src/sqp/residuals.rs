@@ -10,7 +10,7 @@
 
 use super::merit::max_violation;
 use super::outcome::Residuals;
-use super::sparse::add_transpose_triplets;
+use crate::qp::sparse::add_transpose_triplets;
 
 const S_MAX: f64 = 100.0;
 

@@ -13,96 +13,70 @@
 //!
 //! (a Gauss–Newton step on the constraints, which converges quadratically to the feasible
 //! set from close enough), with a backtracking search that asks for
-//! `θ(x + αd) <= θ − 10⁻⁴ α (θ − θ_lin)` and `θ(x + αd) <= (1 − γ_θ) θ`. The multipliers are
-//! kept, and the current point enters the filter so that the iterates do not return to it.
-//! The step fails (and the line search falls back to the ℓ1 merit) at a feasible point, when
-//! the linearization is inconsistent, or below `α = 10⁻⁴`.
+//! `θ(x + αd) <= θ − η_r α (θ − θ_lin)` and `θ(x + αd) <= (1 − γ_θ) θ` (`η_r =
+//! restoration_decrease`). The multipliers are kept, and the current point enters the filter
+//! so that the iterates do not return to it. The step fails (and the line search falls back to
+//! the ℓ1 merit) at a feasible point, when the linearization is inconsistent, or below
+//! `α = restoration_min_step`.
 //!
 //! The same QP gives the search direction when the regular QP fails without proving its
-//! linearization inconsistent (the backend gave up on an ill-conditioned `P` and the polish
-//! could not recover a solution): the step then reduces the violation with the multipliers
-//! kept, instead of entering the elastic mode, whose multipliers equal its penalty.
+//! linearization inconsistent (`step.rs`): the step then reduces the violation with the
+//! multipliers kept, instead of entering the elastic mode, whose multipliers equal its
+//! penalty.
 
-use std::time::Instant;
-
+use super::line_search::{Globalization, Search};
 use super::merit::linearized_violation;
-use super::qp::QpStatus;
-use super::solver::{Sqp, StepInfo};
 
-const SUFFICIENT_DECREASE: f64 = 1e-4;
-const MIN_STEP: f64 = 1e-4;
-/// The filter's `γ_θ`, `γ_f`.
-const GAMMA_THETA: f64 = 1e-5;
-const GAMMA_F: f64 = 1e-8;
-
-impl Sqp<'_, '_> {
-    /// Solves the restoration QP at the current point (posed unnormalized); whether it has a
-    /// solution, which is left in `qp_solution`.
-    fn solve_restoration_qp(&mut self, info: &mut StepInfo) -> bool {
-        self.subproblem.set_scale(1.0);
-        self.pose_rows(false);
-        let start = Instant::now();
-        let qp = self.subproblem.restoration();
-        self.restoration_qp
-            .solve(&qp, &[], &[], &mut self.qp_solution);
-        if self.polish.polish(&qp, &mut self.qp_solution) {
-            self.qp_solution.status = QpStatus::Solved;
-        }
-        let elapsed = start.elapsed();
-        self.qp_time += elapsed;
-        info.qp_time += elapsed;
-        info.qp_iterations += self.qp_solution.iterations;
-        self.qp_iterations += self.qp_solution.iterations;
-        self.qp_solution.status.has_solution()
-    }
-
-    /// The restoration step as the search direction, with the current multipliers, when the
-    /// regular QP failed without proving its linearization inconsistent (an ill-conditioned
-    /// `P` on which the backend gave up); false at a feasible point or if the restoration QP
-    /// fails too.
-    pub(super) fn restoration_direction(&mut self, theta: f64, info: &mut StepInfo) -> bool {
-        if theta <= self.settings.constraint_tolerance || !self.solve_restoration_qp(info) {
-            return false;
-        }
-        let n = self.problem.n;
-        self.d.copy_from_slice(&self.qp_solution.x[..n]);
-        self.lambda_step.copy_from_slice(&self.lambda);
-        self.z_step.copy_from_slice(&self.z);
-        true
-    }
-
+impl Globalization {
     /// Tries a restoration step from the current point with violation `theta`; true when a
-    /// trial point was accepted (it is left in the `*_trial` fields).
-    pub(super) fn restoration_step(&mut self, theta: f64, info: &mut StepInfo) -> bool {
-        if theta <= self.settings.constraint_tolerance || !self.solve_restoration_qp(info) {
+    /// trial point was accepted (it is left in `s.trial`).
+    pub(crate) fn restoration_step(&mut self, s: &mut Search<'_, '_>, theta: f64) -> bool {
+        if !s
+            .builder
+            .restoration_qp(s.problem, s.current, s.settings, s.info)
+        {
             return false;
         }
-        let step = self.qp_solution.x[..self.problem.n].to_vec();
-        let mut jd = vec![0.0; self.problem.m()];
-        self.subproblem.jacobian_product(&step, &mut jd);
-        let theta_lin =
-            linearized_violation(&self.c, &jd, &self.problem.c_lower, &self.problem.c_upper);
+        let t = &s.settings.tuning;
+        let restoration = &s.builder.restoration;
+        let theta_lin = linearized_violation(
+            &s.current.c,
+            &restoration.jd,
+            &s.problem.c_lower,
+            &s.problem.c_upper,
+        );
         let predicted = theta - theta_lin;
+        let step = std::mem::take(&mut s.builder.restoration.d);
         let mut alpha = 1.0;
-        while alpha >= MIN_STEP {
-            self.set_trial_point(alpha, &step);
-            if let Some((_, trial_theta)) = self.trial_values()
-                && trial_theta <= theta - SUFFICIENT_DECREASE * alpha * predicted
-                && trial_theta <= (1.0 - GAMMA_THETA) * theta
-            {
-                self.lambda_trial.copy_from_slice(&self.lambda);
-                self.z_trial.copy_from_slice(&self.z);
-                if self.trial_derivatives() {
-                    self.filter
-                        .add((1.0 - GAMMA_THETA) * theta, self.f - GAMMA_F * theta);
-                    info.restoration = true;
-                    info.step_length = alpha;
-                    info.step_norm = step.iter().fold(0.0, |a: f64, v| a.max(v.abs()));
-                    return true;
+        let mut accepted = false;
+        while alpha >= t.restoration_min_step {
+            s.trial.set_step(&s.current.x, alpha, &step, s.problem);
+            if s.trial.evaluate_values(s.problem).is_ok() {
+                let trial_theta = s.trial.theta(s.problem);
+                if trial_theta <= theta - t.restoration_decrease * alpha * predicted
+                    && trial_theta <= (1.0 - t.filter_gamma_theta) * theta
+                {
+                    s.trial.lambda.copy_from_slice(&s.current.lambda);
+                    s.trial.z.copy_from_slice(&s.current.z);
+                    if s.trial
+                        .evaluate_derivatives(s.problem, s.curvature_scale)
+                        .is_ok()
+                    {
+                        self.filter.add(
+                            (1.0 - t.filter_gamma_theta) * theta,
+                            s.current.f - t.filter_gamma_f * theta,
+                        );
+                        s.info.restoration = true;
+                        s.info.step_length = alpha;
+                        s.info.step_norm = step.iter().fold(0.0, |a: f64, v| a.max(v.abs()));
+                        accepted = true;
+                        break;
+                    }
                 }
             }
             alpha *= 0.5;
         }
-        false
+        s.builder.restoration.d = step;
+        accepted
     }
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::SqpError;
+use crate::qp::ActiveSetSettings;
 
 /// The QP solver used for the subproblems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -70,6 +71,177 @@ pub struct Settings {
     pub relaxation_initial: f64,
     /// Factor by which `ε` shrinks each time a relaxed problem is solved, in `(0, 1)`.
     pub relaxation_decrease: f64,
+    /// The algorithm's constants (line search, inertia control, working-set QP); the defaults
+    /// are what the tests and benchmarks were measured with.
+    pub tuning: Tuning,
+}
+
+/// The constants of the algorithm, with the defaults it was measured with. Each names the file
+/// whose documentation explains it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tuning {
+    /// The working-set QP solver's constants (`src/qp/active_set.rs`); its shift schedule is
+    /// also that of the backends' convex model (`inertia.rs`).
+    pub qp: ActiveSetSettings,
+    /// `line_search.rs`: the filter's sufficient decrease of the violation, `γ_θ`.
+    pub filter_gamma_theta: f64,
+    /// `line_search.rs`: the filter's sufficient decrease of the objective, `γ_f`.
+    pub filter_gamma_f: f64,
+    /// `line_search.rs`: the switching condition's `δ`.
+    pub switching_delta: f64,
+    /// `line_search.rs`: the switching condition's exponent of `θ`, `s_θ`.
+    pub switching_s_theta: f64,
+    /// `line_search.rs`: the switching condition's exponent of `−∇fᵀd`, `s_f`.
+    pub switching_s_f: f64,
+    /// `line_search.rs`: the Armijo constant `η` of f-type steps.
+    pub filter_armijo: f64,
+    /// `line_search.rs`: safety factor `γ_α` of IPOPT's smallest step length.
+    pub filter_gamma_alpha: f64,
+    /// `line_search.rs`: the filter search gives up below this step length.
+    pub filter_min_step: f64,
+    /// `filter.rs`: `θ_max / max(1, θ₀)`.
+    pub filter_theta_max: f64,
+    /// `filter.rs`: `θ_min / max(1, θ₀)`.
+    pub filter_theta_min: f64,
+    /// `line_search.rs`: the Armijo constant of the ℓ1-merit search.
+    pub merit_armijo: f64,
+    /// `line_search.rs`: the merit search's smallest step on the last attempt of a step.
+    pub merit_min_step: f64,
+    /// `line_search.rs`: the merit search's smallest step before the step is retried.
+    pub merit_retry_step: f64,
+    /// `line_search.rs`: increases below this many machine epsilons (relative) are rounding.
+    pub rounding: f64,
+    /// `restoration.rs`: sufficient decrease of the violation along a restoration step.
+    pub restoration_decrease: f64,
+    /// `restoration.rs`: smallest restoration step length.
+    pub restoration_min_step: f64,
+    /// `solver.rs`: a QP shift above this reduces the constraints' curvature in the next
+    /// Hessian.
+    pub curvature_shift: f64,
+    /// `solver.rs`: factor by which the constraints' curvature in the Hessian changes.
+    pub curvature_decrease: f64,
+    /// `hessian.rs`: least shift of the backends' convex model, relative to its largest
+    /// diagonal entry.
+    pub convex_damping: f64,
+    /// `solver.rs`: attempts of a step (each failed one strengthens the Hessian model).
+    pub step_attempts: usize,
+    /// `solver.rs`: growth of the forced Hessian shift per failed attempt.
+    pub retry_shift_growth: f64,
+    /// `solver.rs`: smallest forced Hessian shift of a retried step.
+    pub retry_shift_min: f64,
+    /// `elastic.rs`: growth of the elastic penalty until it achieves enough decrease.
+    pub elastic_penalty_growth: f64,
+    /// `elastic.rs`: largest elastic penalty.
+    pub elastic_penalty_max: f64,
+    /// `elastic.rs`: fraction of the attainable linearized violation decrease the elastic step
+    /// must achieve.
+    pub elastic_decrease: f64,
+    /// `elastic.rs`: a point is locally infeasible when at most this fraction of its violation
+    /// can be removed to first order.
+    pub infeasibility_decrease: f64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Self {
+            qp: ActiveSetSettings::default(),
+            filter_gamma_theta: 1e-5,
+            filter_gamma_f: 1e-8,
+            switching_delta: 1.0,
+            switching_s_theta: 1.1,
+            switching_s_f: 2.3,
+            filter_armijo: 1e-8,
+            filter_gamma_alpha: 0.05,
+            filter_min_step: 1e-2,
+            filter_theta_max: 10.0,
+            filter_theta_min: 1e-4,
+            merit_armijo: 1e-4,
+            merit_min_step: 1e-10,
+            merit_retry_step: 1e-4,
+            rounding: 100.0,
+            restoration_decrease: 1e-4,
+            restoration_min_step: 1e-4,
+            curvature_shift: 1e-3,
+            convex_damping: 1e-3,
+            curvature_decrease: 10.0,
+            step_attempts: 4,
+            retry_shift_growth: 100.0,
+            retry_shift_min: 1e-2,
+            elastic_penalty_growth: 10.0,
+            elastic_penalty_max: 1e12,
+            elastic_decrease: 0.1,
+            infeasibility_decrease: 0.01,
+        }
+    }
+}
+
+impl Tuning {
+    /// Checks every constant and names the first one out of its domain (as `tuning.NAME`).
+    pub fn validate(&self) -> Result<(), SqpError> {
+        let unit = [
+            ("tuning.filter_gamma_theta", self.filter_gamma_theta),
+            ("tuning.filter_gamma_f", self.filter_gamma_f),
+            ("tuning.filter_armijo", self.filter_armijo),
+            ("tuning.filter_gamma_alpha", self.filter_gamma_alpha),
+            ("tuning.filter_min_step", self.filter_min_step),
+            ("tuning.merit_armijo", self.merit_armijo),
+            ("tuning.merit_min_step", self.merit_min_step),
+            ("tuning.merit_retry_step", self.merit_retry_step),
+            ("tuning.restoration_decrease", self.restoration_decrease),
+            ("tuning.restoration_min_step", self.restoration_min_step),
+            ("tuning.elastic_decrease", self.elastic_decrease),
+            ("tuning.infeasibility_decrease", self.infeasibility_decrease),
+        ];
+        for (field, value) in unit {
+            if !(value > 0.0 && value < 1.0) {
+                return Err(invalid(field, value, "must lie strictly between 0 and 1"));
+            }
+        }
+        let positive_fields = [
+            ("tuning.switching_delta", self.switching_delta),
+            ("tuning.filter_theta_max", self.filter_theta_max),
+            ("tuning.filter_theta_min", self.filter_theta_min),
+            ("tuning.rounding", self.rounding),
+            ("tuning.retry_shift_min", self.retry_shift_min),
+            ("tuning.elastic_penalty_max", self.elastic_penalty_max),
+            ("tuning.convex_damping", self.convex_damping),
+        ];
+        for (field, value) in positive_fields {
+            positive(field, value)?;
+        }
+        let growth = [
+            ("tuning.switching_s_theta", self.switching_s_theta),
+            ("tuning.switching_s_f", self.switching_s_f),
+            ("tuning.retry_shift_growth", self.retry_shift_growth),
+            ("tuning.elastic_penalty_growth", self.elastic_penalty_growth),
+        ];
+        for (field, value) in growth {
+            if !(value > 1.0 && value.is_finite()) {
+                return Err(invalid(field, value, "must be finite and greater than 1"));
+            }
+        }
+        nonzero("tuning.step_attempts", self.step_attempts)?;
+        positive("tuning.curvature_shift", self.curvature_shift)?;
+        if !(self.curvature_decrease > 1.0 && self.curvature_decrease.is_finite()) {
+            return Err(invalid(
+                "tuning.curvature_decrease",
+                self.curvature_decrease,
+                "must be finite and greater than 1",
+            ));
+        }
+        if let Some((name, value, reason)) = self.qp.invalid_field() {
+            return Err(invalid(format!("tuning.qp.{name}"), value, reason));
+        }
+        if self.filter_theta_min >= self.filter_theta_max {
+            return Err(invalid(
+                "tuning.filter_theta_min",
+                self.filter_theta_min,
+                "must be below `filter_theta_max`",
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Default for Settings {
@@ -93,6 +265,7 @@ impl Default for Settings {
             second_order_correction: true,
             relaxation_initial: 0.1,
             relaxation_decrease: 0.1,
+            tuning: Tuning::default(),
         }
     }
 }
@@ -144,6 +317,7 @@ impl Settings {
                 "must lie strictly between 0 and 1",
             ));
         }
+        self.tuning.validate()?;
         if self.qp == QpBackend::Osqp && !cfg!(feature = "osqp") {
             return Err(SqpError::BackendUnavailable("osqp"));
         }
@@ -151,9 +325,13 @@ impl Settings {
     }
 }
 
-fn invalid(field: &'static str, value: impl std::fmt::Display, reason: &'static str) -> SqpError {
+fn invalid(
+    field: impl Into<String>,
+    value: impl std::fmt::Display,
+    reason: &'static str,
+) -> SqpError {
     SqpError::InvalidSetting {
-        field,
+        field: field.into(),
         value: value.to_string(),
         reason,
     }

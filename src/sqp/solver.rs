@@ -1,36 +1,35 @@
-//! The SQP iteration: initialization, one step per iteration, termination.
+//! The SQP iteration: initialization, one step per iteration, termination, and the
+//! complementarity relaxation homotopy.
+//!
+//! The state of a solve is the current [`Iterate`] and a trial one, the step builder
+//! (`step.rs`: Hessian model, QP data, working-set solver, backends) and the globalization
+//! (`line_search.rs`: filter and merit penalty). Each iteration asks the builder for a
+//! direction and the globalization for a step along it; a failed QP or line search retries the
+//! step with a stronger Hessian model (a forced shift for exact Hessians, a reset for BFGS).
 
+use std::fmt;
 use std::io::Write;
-use std::time::{Duration, Instant};
-
-use nalgebra_sparse::CscMatrix;
+use std::sync::Arc;
+use std::time::Instant;
 
 use super::error::SqpError;
-use super::filter::Filter;
-use super::hessian::{ActiveSet, Convexification, ExactHessian};
-use super::merit::violation;
+use super::hessian::HessianModel;
+use super::iterate::Iterate;
+use super::line_search::{Globalization, Search};
 use super::nlp::Nlp;
-use super::outcome::{Residuals, SqpResult, Status, Timing};
-use super::polish::Polish;
+use super::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
 use super::problem::Problem;
-use super::qp::{QpSolution, QpSolver};
-use super::qp_clarabel::ClarabelQp;
 use super::quasi_newton::BlockBfgs;
-use super::report::{IterationRecord, LogObserver, Observer, Progress, SilentObserver};
+use super::report::{LogObserver, Observer, Progress, SilentObserver};
 use super::residuals::{Bounds, KktPoint, residuals};
 use super::settings::{HessianStrategy, QpBackend, Settings};
-use super::sparse::add_transpose_triplets;
-use super::subspace::SubspaceStep;
+use super::step::{StepBuilder, StepInfo, Stop};
+use crate::qp::ClarabelQp;
+use crate::qp::QpSolver;
+use crate::qp::sparse::add_transpose_triplets;
 
-/// Largest shift of the exact Hessian model kept before the model falls back to the
-/// objective's curvature (see `Sqp::prepare_hessian`): small against the effort weights of
-/// trajectory problems (10⁻²–10⁻¹ per torque and quadrature weight), so that a shift that
-/// barely perturbs the model does not discard the constraints' curvature.
-const OBJECTIVE_CURVATURE_SHIFT: f64 = 1e-3;
-
-/// Damping of the objective-curvature model after one of its QPs failed, relative to the
-/// model's largest entry (see `Sqp::convexify`).
-const OBJECTIVE_MODEL_DAMPING: f64 = 1e-3;
+/// Makes the QP backend instances of a solve (see [`Solver::with_qp_solver`]).
+pub type QpSolverFactory = dyn Fn() -> Box<dyn QpSolver> + Send + Sync;
 
 /// The SQP solver: validated settings, reusable for any number of problems.
 ///
@@ -64,19 +63,43 @@ const OBJECTIVE_MODEL_DAMPING: f64 = 1e-3;
 /// let solver = Solver::new(Settings { print_level: 0, ..Settings::default() })?;
 /// let result = solver.solve(&mut Circle)?;
 /// assert_eq!(result.status, vito::sqp::Status::Converged);
-/// assert!((result.objective + 2.0).abs() < 1e-8);
+/// assert!((result.objective + 2.0).abs() < 1e-6);
 /// # Ok::<(), vito::sqp::SqpError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Solver {
     settings: Settings,
+    qp_solver: Option<Arc<QpSolverFactory>>,
+}
+
+impl fmt::Debug for Solver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Solver")
+            .field("settings", &self.settings)
+            .field("user_qp_solver", &self.qp_solver.is_some())
+            .finish()
+    }
 }
 
 impl Solver {
     /// A solver with `settings`, which are validated here.
     pub fn new(settings: Settings) -> Result<Self, SqpError> {
         settings.validate()?;
-        Ok(Self { settings })
+        Ok(Self {
+            settings,
+            qp_solver: None,
+        })
+    }
+
+    /// Uses the QP backends `make` returns instead of the one [`Settings::qp`] names. A solve
+    /// makes three (for the regular, the elastic and the restoration subproblems, each keeping
+    /// its own setup); they are given convex QPs (see [`QpSolver`]).
+    pub fn with_qp_solver(
+        mut self,
+        make: impl Fn() -> Box<dyn QpSolver> + Send + Sync + 'static,
+    ) -> Self {
+        self.qp_solver = Some(Arc::new(make));
+        self
     }
 
     /// The settings in use.
@@ -111,10 +134,17 @@ impl Solver {
     ) -> Result<SqpResult, SqpError> {
         let start = Instant::now();
         let problem = Problem::new(nlp, self.settings.hessian == HessianStrategy::Exact)?;
-        let mut sqp = Sqp::new(&self.settings, problem, start);
+        let settings = &self.settings;
+        let make = || -> Box<dyn QpSolver> {
+            match &self.qp_solver {
+                Some(make) => make(),
+                None => backend(settings),
+            }
+        };
+        let mut sqp = Sqp::new(settings, problem, &make, start);
         let progress = Progress::new(
-            self.settings.max_iterations,
-            self.settings.progress_bar && self.settings.print_level > 0,
+            settings.max_iterations,
+            settings.progress_bar && settings.print_level > 0,
         );
         let result = match sqp.initialize() {
             Ok(()) => sqp.run(observer, &progress),
@@ -133,9 +163,10 @@ fn backend(settings: &Settings) -> Box<dyn QpSolver> {
             settings.qp_max_iterations,
         )),
         #[cfg(feature = "osqp")]
-        QpBackend::Osqp => Box::new(super::qp_osqp::OsqpQp::new(
+        QpBackend::Osqp => Box::new(crate::qp::OsqpQp::with_active_set(
             settings.qp_tolerance,
             settings.qp_max_iterations,
+            settings.tuning.qp.clone(),
         )),
         // Rejected by `Settings::validate` in builds without the feature.
         #[cfg(not(feature = "osqp"))]
@@ -146,208 +177,63 @@ fn backend(settings: &Settings) -> Box<dyn QpSolver> {
     }
 }
 
-/// The Hessian model in use.
-pub(super) enum HessianModel {
-    Exact(Box<ExactHessian>),
-    Bfgs(BlockBfgs),
-}
-
-impl HessianModel {
-    pub(super) fn matrix(&self) -> &CscMatrix<f64> {
-        match self {
-            Self::Exact(h) => &h.assembly.matrix,
-            Self::Bfgs(b) => &b.assembly.matrix,
-        }
-    }
-}
-
-/// Why the iteration stops early.
-pub(super) struct Stop {
-    pub(super) status: Status,
-    pub(super) message: String,
-}
-
-impl Stop {
-    pub(super) fn new(status: Status, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-        }
-    }
-}
-
-/// Facts about one step, for the iteration record.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct StepInfo {
-    pub(super) regularization: f64,
-    pub(super) augmentation: f64,
-    pub(super) step_length: f64,
-    pub(super) step_norm: f64,
-    pub(super) qp_iterations: usize,
-    pub(super) qp_time: Duration,
-    pub(super) elastic: bool,
-    pub(super) second_order_correction: bool,
-    pub(super) merit_step: bool,
-    pub(super) restoration: bool,
-    pub(super) hessian_reset: bool,
-    pub(super) objective_curvature: bool,
-}
-
-/// The solver state of one solve. Vectors are allocated once here and reused.
-pub(super) struct Sqp<'s, 'p> {
-    pub(super) settings: &'s Settings,
-    pub(super) problem: Problem<'p>,
-    pub(super) subproblem: super::subproblem::Subproblem,
-    pub(super) hessian: HessianModel,
-    pub(super) qp: Box<dyn QpSolver>,
-    pub(super) elastic_qp: Box<dyn QpSolver>,
-    pub(super) restoration_qp: Box<dyn QpSolver>,
-    pub(super) qp_solution: QpSolution,
-    pub(super) polish: Polish,
+/// The state of one solve.
+struct Sqp<'s, 'p> {
+    settings: &'s Settings,
+    problem: Problem<'p>,
+    current: Iterate,
+    trial: Iterate,
+    builder: StepBuilder,
+    globalization: Globalization,
     start: Instant,
-    pub(super) qp_time: Duration,
-    pub(super) qp_iterations: usize,
-    // The current iterate.
-    pub(super) x: Vec<f64>,
-    pub(super) f: f64,
-    pub(super) g: Vec<f64>,
-    pub(super) c: Vec<f64>,
-    pub(super) jac: Vec<f64>,
-    pub(super) hess: Vec<f64>,
-    /// `∇²f` alone, for the fallback model (see [`ExactHessian`]).
-    objective_hess: Vec<f64>,
-    no_multipliers: Vec<f64>,
-    pub(super) lambda: Vec<f64>,
-    pub(super) z: Vec<f64>,
-    // The step and its multipliers.
-    pub(super) d: Vec<f64>,
-    pub(super) lambda_step: Vec<f64>,
-    pub(super) z_step: Vec<f64>,
-    pub(super) jd: Vec<f64>,
-    /// `J d` for the QP solution just computed (which may be a second-order correction).
-    pub(super) qp_jd: Vec<f64>,
-    /// Primal warm start of the QP: zeros, since steps shrink to zero near a solution.
-    pub(super) warm_x: Vec<f64>,
-    /// Dual warm start of the QP: the current multipliers (scaled like the QP).
-    pub(super) warm_y: Vec<f64>,
-    // The trial point.
-    pub(super) x_trial: Vec<f64>,
-    pub(super) f_trial: f64,
-    pub(super) g_trial: Vec<f64>,
-    pub(super) c_trial: Vec<f64>,
-    pub(super) jac_trial: Vec<f64>,
-    pub(super) hess_trial: Vec<f64>,
-    pub(super) lambda_trial: Vec<f64>,
-    pub(super) z_trial: Vec<f64>,
-    pub(super) shifted: Vec<f64>,
-    // Quasi-Newton secant pair.
+    stationarity: Vec<f64>,
     secant_s: Vec<f64>,
     secant_y: Vec<f64>,
-    stationarity: Vec<f64>,
-    pub(super) hd: Vec<f64>,
-    /// Gradient of the Hessian model's augmentation penalty for the QP being posed.
-    pub(super) penalty_gradient: Vec<f64>,
-    pub(super) penalty: f64,
-    /// The rows last posed were the second-order correction's `shifted` values, not `c`.
-    pub(super) posed_shifted: bool,
-    pub(super) filter: Filter,
-    /// The previous objective-curvature step near feasibility (see `subspace.rs`).
-    pub(super) subspace: SubspaceStep,
     relaxation: f64,
     relaxation_final: f64,
-    pub(super) forced_shift: f64,
-    /// A QP of the objective-curvature model failed: that model is damped from then on.
-    pub(super) damp_objective_model: bool,
-    /// Length of the last accepted step, at most 1: the QP step scale.
-    pub(super) step_scale: f64,
+    /// The Hessian shift a retried step asks for (0 for a first attempt).
+    forced_shift: f64,
+    /// `τ`, the factor of the constraints' curvature in the Hessian model.
+    curvature_scale: f64,
     history: Vec<IterationRecord>,
 }
 
 impl<'s, 'p> Sqp<'s, 'p> {
-    fn new(settings: &'s Settings, problem: Problem<'p>, start: Instant) -> Self {
-        let (n, m) = (problem.n, problem.m());
-        let subproblem = super::subproblem::Subproblem::new(
-            n,
-            m,
-            &problem.x_lower,
-            &problem.x_upper,
-            &problem.jacobian_structure,
-        );
+    fn new(
+        settings: &'s Settings,
+        mut problem: Problem<'p>,
+        make: &dyn Fn() -> Box<dyn QpSolver>,
+        start: Instant,
+    ) -> Self {
+        let n = problem.n;
         let hessian = match &problem.hessian_structure {
-            Some(structure) => HessianModel::Exact(Box::new(ExactHessian::new(
-                n,
-                structure,
-                m,
-                &problem.jacobian_structure,
-            ))),
-            None => HessianModel::Bfgs(BlockBfgs::new(
+            Some(structure) => HessianModel::exact(n, structure),
+            None => HessianModel::bfgs(BlockBfgs::new(
                 n,
                 problem.groups.as_deref(),
                 settings.dense_quasi_newton_limit,
             )),
         };
-        let nnz_jac = problem.jacobian_structure.len();
-        let nnz_hess = problem.hessian_structure.as_ref().map_or(0, Vec::len);
-        let rows = m + subproblem.bounded().len();
         let relaxation = if problem.products.len() > 0 {
             settings.relaxation_initial
         } else {
             0.0
         };
-        let mut problem = problem;
         problem.set_relaxation(relaxation);
         Self {
             settings,
-            subproblem,
-            hessian,
-            qp: backend(settings),
-            elastic_qp: backend(settings),
-            restoration_qp: backend(settings),
-            qp_solution: QpSolution::default(),
-            polish: Polish::default(),
+            builder: StepBuilder::new(&problem, hessian, settings, make),
+            current: Iterate::new(&problem),
+            trial: Iterate::new(&problem),
+            globalization: Globalization::new(0.0, &settings.tuning),
             start,
-            qp_time: Duration::ZERO,
-            qp_iterations: 0,
-            x: vec![0.0; n],
-            f: f64::NAN,
-            g: vec![0.0; n],
-            c: vec![0.0; m],
-            jac: vec![0.0; nnz_jac],
-            hess: vec![0.0; nnz_hess],
-            objective_hess: vec![0.0; nnz_hess],
-            no_multipliers: vec![0.0; m],
-            lambda: vec![0.0; m],
-            z: vec![0.0; n],
-            d: vec![0.0; n],
-            lambda_step: vec![0.0; m],
-            z_step: vec![0.0; n],
-            jd: vec![0.0; m],
-            qp_jd: vec![0.0; m],
-            warm_x: vec![0.0; n],
-            warm_y: vec![0.0; rows],
-            x_trial: vec![0.0; n],
-            f_trial: f64::NAN,
-            g_trial: vec![0.0; n],
-            c_trial: vec![0.0; m],
-            jac_trial: vec![0.0; nnz_jac],
-            hess_trial: vec![0.0; nnz_hess],
-            lambda_trial: vec![0.0; m],
-            z_trial: vec![0.0; n],
-            shifted: vec![0.0; m],
+            stationarity: vec![0.0; n],
             secant_s: vec![0.0; n],
             secant_y: vec![0.0; n],
-            stationarity: vec![0.0; n],
-            hd: vec![0.0; n],
-            penalty_gradient: vec![0.0; n],
-            penalty: 0.0,
-            posed_shifted: false,
-            filter: Filter::default(),
-            subspace: SubspaceStep::new(n),
             relaxation,
             relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
             forced_shift: 0.0,
-            damp_objective_model: false,
-            step_scale: 1.0,
+            curvature_scale: 1.0,
             history: Vec::new(),
             problem,
         }
@@ -355,32 +241,25 @@ impl<'s, 'p> Sqp<'s, 'p> {
 
     /// Evaluates everything at the starting point.
     fn initialize(&mut self) -> Result<(), String> {
-        self.x = self.problem.initial_point()?;
-        self.f = self.problem.objective(&self.x)?;
-        self.problem.gradient(&self.x, &mut self.g)?;
-        self.problem.constraints(&self.x, &mut self.c)?;
-        self.problem.jacobian(&self.x, &self.c, &mut self.jac)?;
-        if let HessianModel::Exact(_) = self.hessian {
-            self.problem
-                .hessian(&self.x, &self.c, &self.jac, &self.lambda, &mut self.hess)?;
-        }
-        self.filter = Filter::new(violation(
-            &self.c,
-            &self.problem.c_lower,
-            &self.problem.c_upper,
-        ));
+        self.current.x = self.problem.initial_point()?;
+        self.current.evaluate_values(&mut self.problem)?;
+        self.current
+            .evaluate_derivatives(&mut self.problem, self.curvature_scale)?;
+        let theta0 = self.current.theta(&self.problem);
+        self.globalization = Globalization::new(theta0, &self.settings.tuning);
         Ok(())
     }
 
     fn residuals(&mut self) -> Residuals {
+        let it = &self.current;
         let point = KktPoint {
-            x: &self.x,
-            gradient: &self.g,
-            c: &self.c,
+            x: &it.x,
+            gradient: &it.g,
+            c: &it.c,
             jacobian_structure: &self.problem.jacobian_structure,
-            jacobian: &self.jac,
-            lambda: &self.lambda,
-            z: &self.z,
+            jacobian: &it.jac,
+            lambda: &it.lambda,
+            z: &it.z,
         };
         let bounds = Bounds {
             x_lower: &self.problem.x_lower,
@@ -391,7 +270,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         let mut r = residuals(&point, &bounds, &mut self.stationarity);
         r.complementarity_violation = self
             .problem
-            .complementarity_violation(&self.x, &self.c[..self.problem.m_nlp]);
+            .complementarity_violation(&it.x, &it.c[..self.problem.m_nlp]);
         r
     }
 
@@ -417,7 +296,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
     fn update_relaxation(&mut self, r: &Residuals) -> bool {
         let eps = self.relaxation;
         let s = self.settings;
-        let products_violation = self.c[self.problem.m_nlp..]
+        let products_violation = self.current.c[self.problem.m_nlp..]
             .iter()
             .fold(0.0, |a: f64, &p| a.max(p - eps));
         if self.problem.products.len() == 0
@@ -433,7 +312,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         self.relaxation = (s.relaxation_decrease * eps).max(self.relaxation_final);
         self.problem.set_relaxation(self.relaxation);
         // The violations the filter holds were measured against the old relaxation.
-        self.filter.clear();
+        self.globalization.filter.clear();
         true
     }
 
@@ -449,24 +328,25 @@ impl<'s, 'p> Sqp<'s, 'p> {
             }
             let record = IterationRecord {
                 iteration,
-                objective: self.f,
+                objective: self.current.f,
                 primal_infeasibility: r.primal_infeasibility,
                 dual_infeasibility: r.dual_infeasibility,
                 complementarity: r.complementarity,
                 complementarity_violation: r.complementarity_violation,
                 regularization: step.regularization,
-                augmentation: step.augmentation,
                 step_length: step.step_length,
                 step_norm: step.step_norm,
-                penalty: self.penalty,
+                penalty: self.globalization.penalty,
                 qp_iterations: step.qp_iterations,
                 qp_time_s: step.qp_time.as_secs_f64(),
+                step_time_s: step.step_time.as_secs_f64(),
+                factorizations: step.factorizations,
+                backend_qp: step.backend_qp,
                 elastic: step.elastic,
                 second_order_correction: step.second_order_correction,
                 merit_step: step.merit_step,
                 restoration: step.restoration,
                 hessian_reset: step.hessian_reset,
-                objective_curvature: step.objective_curvature,
                 relaxation_decreased,
             };
             observer.iteration(&record);
@@ -495,8 +375,13 @@ impl<'s, 'p> Sqp<'s, 'p> {
             {
                 return self.finish(Status::TimeLimit, "time limit reached");
             }
+            let (step_start, factorizations) = (Instant::now(), self.builder.factorizations());
             match self.step() {
-                Ok(info) => step = info,
+                Ok(info) => {
+                    step = info;
+                    step.step_time = step_start.elapsed();
+                    step.factorizations = self.builder.factorizations() - factorizations;
+                }
                 Err(stop) if self.acceptable(&r) && stop.status != Status::LocallyInfeasible => {
                     return self.finish(
                         Status::Acceptable,
@@ -515,24 +400,40 @@ impl<'s, 'p> Sqp<'s, 'p> {
     /// Computes a direction and a step along it, retrying with a stronger Hessian model when
     /// the QP or the line search fails.
     fn step(&mut self) -> Result<StepInfo, Stop> {
-        const ATTEMPTS: usize = 4;
+        let attempts = self.settings.tuning.step_attempts;
         let mut info = StepInfo::default();
-        for attempt in 0..ATTEMPTS {
-            self.prepare_hessian(&mut info)?;
-            let direction = match self.direction(&mut info) {
+        for attempt in 0..attempts {
+            let last_attempt = attempt + 1 == attempts;
+            let direction = match self.builder.direction(
+                &mut self.problem,
+                &self.current,
+                self.forced_shift,
+                self.settings,
+                &mut info,
+            ) {
                 Ok(direction) => direction,
-                Err(stop) if stop.status == Status::QpFailure && attempt + 1 < ATTEMPTS => {
+                Err(stop) if stop.status == Status::QpFailure && !last_attempt => {
                     self.strengthen_hessian(&mut info);
                     continue;
                 }
                 Err(stop) => return Err(stop),
             };
-            if self.line_search(&direction, &mut info, attempt + 1 == ATTEMPTS)? {
-                if direction.subspace && !(info.merit_step || info.restoration) {
-                    self.subspace.remember(&self.x, &self.x_trial);
-                } else {
-                    self.subspace.forget();
-                }
+            self.globalization.update_penalty(&direction);
+            let curvature_scale = self.next_curvature_scale(&direction);
+            let mut search = Search {
+                problem: &mut self.problem,
+                builder: &mut self.builder,
+                current: &self.current,
+                trial: &mut self.trial,
+                settings: self.settings,
+                info: &mut info,
+                curvature_scale,
+            };
+            if self
+                .globalization
+                .search(&mut search, &direction, last_attempt)
+            {
+                self.curvature_scale = curvature_scale;
                 self.accept();
                 self.forced_shift = 0.0;
                 return Ok(info);
@@ -545,173 +446,94 @@ impl<'s, 'p> Sqp<'s, 'p> {
         ))
     }
 
+    /// `τ` for the next iterate's Hessian: divided by `curvature_decrease` after a step whose
+    /// QP with the exact model needed a shift above `curvature_shift` while the objective's
+    /// own curvature needs none that large, multiplied by it (up to 1) after one that needed
+    /// no shift.
+    fn next_curvature_scale(&self, direction: &super::step::Direction) -> f64 {
+        let t = &self.settings.tuning;
+        let convex_objective = self
+            .builder
+            .objective_shift
+            .is_some_and(|s| s <= t.curvature_shift);
+        if !direction.exact_model {
+            self.curvature_scale
+        } else if direction.shift > t.curvature_shift && convex_objective {
+            self.curvature_scale / t.curvature_decrease
+        } else if direction.shift == 0.0 {
+            (self.curvature_scale * t.curvature_decrease).min(1.0)
+        } else {
+            self.curvature_scale
+        }
+    }
+
     /// Makes the model more conservative after a failed attempt: a larger shift for the
     /// exact Hessian, a reset for BFGS.
     fn strengthen_hessian(&mut self, info: &mut StepInfo) {
-        match &mut self.hessian {
-            HessianModel::Exact(_) => {
-                self.forced_shift = (self.forced_shift * 100.0)
-                    .max(info.regularization * 100.0)
-                    .max(1e-2);
-            }
-            HessianModel::Bfgs(bfgs) => bfgs.reset(),
+        let t = &self.settings.tuning;
+        if self.builder.hessian.is_exact() {
+            self.forced_shift = (self.forced_shift * t.retry_shift_growth)
+                .max(info.regularization * t.retry_shift_growth)
+                .max(t.retry_shift_min);
+        } else {
+            self.builder.hessian.reset();
         }
         info.hessian_reset = true;
     }
 
-    /// Assembles the Hessian model at the current point and records its convexification.
-    ///
-    /// When the exact `∇²L` needs a shift above [`OBJECTIVE_CURVATURE_SHIFT`] (it is
-    /// indefinite on the null space of the active constraints), the model falls back to the
-    /// objective's curvature `∇²f` alone, shifted only if that too is indefinite there: a
-    /// shift large enough for `∇²L` can dwarf the
-    /// objective (10²–10⁷ against effort weights of 10⁻², on the 12-link pendulum), and the
-    /// steps then crawl. Near a solution that satisfies the second-order sufficient
-    /// conditions the exact model needs no shift and is used again, keeping the fast local
-    /// convergence.
-    fn prepare_hessian(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
-        if !matches!(self.hessian, HessianModel::Exact(_)) {
-            return Ok(());
-        }
-        let mut convexification = self.convexify(false)?;
-        if convexification.shift > OBJECTIVE_CURVATURE_SHIFT {
-            self.problem
-                .hessian(
-                    &self.x,
-                    &self.c,
-                    &self.jac,
-                    &self.no_multipliers,
-                    &mut self.objective_hess,
-                )
-                .map_err(|message| Stop::new(Status::EvaluationError, message))?;
-            convexification = self.convexify(true)?;
-            info.objective_curvature = true;
-        }
-        info.regularization = convexification.shift;
-        info.augmentation = convexification.augmentation;
-        Ok(())
-    }
-
-    /// Assembles and convexifies the exact Hessian model from `∇²L`, or from `∇²f` alone if
-    /// `objective_only`.
-    ///
-    /// `∇²f` leaves the variables the objective does not weigh without curvature: the
-    /// configurations, and in the collocation the velocities and accelerations. The QP then
-    /// moves along the light directions of the mass matrix almost for free; on the 12-link
-    /// pendulum (mass-matrix eigenvalues 5.5·10⁻³ to 4.9·10², equality Jacobian singular
-    /// values down to 10⁻⁴) Hermite–Simpson QPs asked for acceleration steps of 10⁴, the
-    /// Jacobians at the resulting points were nearly singular and Clarabel ended most QPs
-    /// with `NumericalError` (still at objective 1318 after 318 iterations, against the
-    /// 669.7 that the damped model reaches in 144). Once a QP of this model has failed, the
-    /// model gets the shift floor [`OBJECTIVE_MODEL_DAMPING`]` · max |∇²f|`, a
-    /// Levenberg–Marquardt term that bounds such steps. It is not applied before a failure:
-    /// on problems whose QPs solve it only slows the steps down (pendulum_swingup_2 with
-    /// simpson_vi then cycles to MaxIterations).
-    fn convexify(&mut self, objective_only: bool) -> Result<Convexification, Stop> {
-        let HessianModel::Exact(h) = &mut self.hessian else {
-            return Ok(Convexification::default());
-        };
-        let (values, floor) = if objective_only {
-            let damping = if self.damp_objective_model {
-                let largest = self
-                    .objective_hess
-                    .iter()
-                    .fold(0.0, |a: f64, v| a.max(v.abs()));
-                OBJECTIVE_MODEL_DAMPING * largest
-            } else {
-                0.0
-            };
-            (&self.objective_hess, self.forced_shift.max(damping))
-        } else {
-            (&self.hess, self.forced_shift)
-        };
-        h.problem_values().copy_from_slice(values);
-        let active = ActiveSet {
-            c: &self.c,
-            x: &self.x,
-            c_lower: &self.problem.c_lower,
-            c_upper: &self.problem.c_upper,
-            lambda: &self.lambda,
-            x_lower: &self.problem.x_lower,
-            x_upper: &self.problem.x_upper,
-            z: &self.z,
-            active_multiplier: self.qp.active_multiplier(),
-        };
-        h.assemble(&self.jac, &active, floor).ok_or_else(|| {
-            Stop::new(
-                Status::QpFailure,
-                "the Hessian could not be made positive definite",
-            )
-        })
-    }
-
-    /// Moves to the accepted trial point and updates multipliers and the quasi-Newton model.
+    /// Moves to the accepted trial point and updates the quasi-Newton model.
     fn accept(&mut self) {
-        let moved = self
-            .x
-            .iter()
-            .zip(&self.x_trial)
-            .fold(0.0, |a: f64, (x, t)| a.max((x - t).abs()));
-        self.step_scale = moved.clamp(1e-12, 1.0);
-        if let HessianModel::Bfgs(bfgs) = &mut self.hessian {
+        if !self.builder.hessian.is_exact() {
             // s = x⁺ - x and y = ∇L(x⁺, λ⁺) - ∇L(x, λ⁺).
             let structure = &self.problem.jacobian_structure;
-            self.secant_y.copy_from_slice(&self.g_trial);
-            add_transpose_triplets(
-                structure,
-                &self.jac_trial,
-                &self.lambda_trial,
-                &mut self.secant_y,
-            );
-            self.secant_s.copy_from_slice(&self.g);
-            add_transpose_triplets(structure, &self.jac, &self.lambda_trial, &mut self.secant_s);
+            let (current, trial) = (&self.current, &self.trial);
+            self.secant_y.copy_from_slice(&trial.g);
+            add_transpose_triplets(structure, &trial.jac, &trial.lambda, &mut self.secant_y);
+            self.secant_s.copy_from_slice(&current.g);
+            add_transpose_triplets(structure, &current.jac, &trial.lambda, &mut self.secant_s);
             for (((y, s), x), t) in self
                 .secant_y
                 .iter_mut()
                 .zip(&mut self.secant_s)
-                .zip(&self.x)
-                .zip(&self.x_trial)
+                .zip(&current.x)
+                .zip(&trial.x)
             {
                 *y -= *s;
                 *s = t - x;
             }
-            bfgs.update(&self.secant_s, &self.secant_y);
+            self.builder
+                .hessian
+                .secant_update(&self.secant_s, &self.secant_y);
         }
-        std::mem::swap(&mut self.x, &mut self.x_trial);
-        std::mem::swap(&mut self.g, &mut self.g_trial);
-        std::mem::swap(&mut self.c, &mut self.c_trial);
-        std::mem::swap(&mut self.jac, &mut self.jac_trial);
-        std::mem::swap(&mut self.hess, &mut self.hess_trial);
-        std::mem::swap(&mut self.lambda, &mut self.lambda_trial);
-        std::mem::swap(&mut self.z, &mut self.z_trial);
-        self.f = self.f_trial;
+        std::mem::swap(&mut self.current, &mut self.trial);
     }
 
     fn finish(&mut self, status: Status, message: impl Into<String>) -> SqpResult {
-        let residuals = if self.f.is_finite() {
+        let residuals = if self.current.f.is_finite() {
             self.residuals()
         } else {
             Residuals::default()
         };
         let m_nlp = self.problem.m_nlp;
+        let it = &self.current;
         SqpResult {
             status,
             message: message.into(),
-            x: self.x.clone(),
-            objective: self.f,
-            constraints: self.c[..m_nlp].to_vec(),
-            constraint_multipliers: self.lambda[..m_nlp].to_vec(),
-            bound_multipliers: self.z.clone(),
-            complementarity_multipliers: self.lambda[m_nlp..].to_vec(),
+            x: it.x.clone(),
+            objective: it.f,
+            constraints: it.c[..m_nlp].to_vec(),
+            constraint_multipliers: it.lambda[..m_nlp].to_vec(),
+            bound_multipliers: it.z.clone(),
+            complementarity_multipliers: it.lambda[m_nlp..].to_vec(),
             residuals,
             relaxation: self.relaxation,
             iterations: self.history.len().saturating_sub(1),
-            qp_iterations: self.qp_iterations,
+            qp_iterations: self.builder.qp_iterations,
             evaluations: self.problem.counts,
             timing: Timing {
                 total: self.start.elapsed(),
                 nlp_evaluation: self.problem.time,
-                qp: self.qp_time,
+                qp: self.builder.qp_time,
             },
             history: std::mem::take(&mut self.history),
         }

@@ -8,38 +8,27 @@
 //!             x_L - x <=  d  <= x_U - x         r = c(x + d) - J d)
 //! ```
 //!
-//! with one identity row per variable that has a finite bound. With an exact Hessian, `H` is
-//! the convexified model `P` and `∇f` is joined by the gradient of the augmentation penalty
-//! (see `hessian.rs`), set with [`Subproblem::set_penalty_gradient`]. The elastic subproblem, used
-//! when the linearization is inconsistent, relaxes every row with nonnegative elastic
-//! variables `p, q` and penalizes them:
+//! with one identity row per variable that has a finite bound, and `H` the Hessian model (for
+//! the backends its convexified copy, see `hessian.rs`). The elastic subproblem, used when the
+//! linearization is inconsistent, relaxes every row with nonnegative elastic variables `p, q`
+//! and penalizes them:
 //!
 //! ```text
-//! minimize    ½ dᵀHd + (w ∇f + a)ᵀd + ρ Σ (p + q)
+//! minimize    ½ dᵀHd + w ∇fᵀd + ρ Σ (p + q)
 //! subject to  c_L - c <= J d + p - q <= c_U - c,   x_L - x <= d <= x_U - x,   p, q >= 0
 //! ```
 //!
 //! The restoration subproblem has the regular constraints, `H = I` and no linear term (see
 //! `restoration.rs`).
 //!
-//! (`a` the penalty gradient; `w = 1` for the elastic step; `w = 0, ρ = 1` gives the
-//! feasibility subproblem that measures
-//! how much the linearized violation can be reduced at all.) Both patterns are built once; the
-//! elastic one only when first needed.
-//!
-//! **Step scaling.** QP backends stop on absolute tolerances, which near a solution (steps of
-//! `10⁻⁷`, objective changes of `10⁻¹⁴`) would leave the step mostly rounding noise. The QPs
-//! are therefore posed in `d̃ = d / s` with `s` the length of the previous step (at most 1;
-//! `s = 1` for backends that opt out through [`QpSolver::normalize_steps`]):
-//! dividing the linear term and the row bounds by `s` leaves `P` and `A` unchanged, and the
-//! solution and multipliers of the original QP are `s d̃` and `s ỹ`.
+//! (`w = 1` for the elastic step; `w = 0, ρ = 1` gives the feasibility subproblem that
+//! measures how much the linearized violation can be reduced at all.) Both patterns are built
+//! once; the elastic one only when first needed.
 
 use nalgebra_sparse::{CscMatrix, pattern::SparsityPattern};
 
-use super::qp::QpProblem;
-#[cfg(doc)]
-use super::qp::QpSolver;
-use super::sparse::{CscAssembly, add_product};
+use crate::qp::QpProblem;
+use crate::qp::sparse::{CscAssembly, add_product};
 
 /// The QP data of one iteration, with fixed patterns.
 pub(crate) struct Subproblem {
@@ -49,9 +38,7 @@ pub(crate) struct Subproblem {
     jacobian: Vec<(usize, usize)>,
     jacobian_len: usize,
     product: Vec<f64>,
-    scale: f64,
     gradient: Vec<f64>,
-    penalty_gradient: Vec<f64>,
     linear: Vec<f64>,
     regular: CscAssembly,
     regular_values: Vec<f64>,
@@ -95,9 +82,7 @@ impl Subproblem {
             jacobian: jacobian.to_vec(),
             jacobian_len: jacobian.len(),
             product: vec![0.0; rows],
-            scale: 1.0,
             gradient: vec![0.0; n],
-            penalty_gradient: vec![0.0; n],
             linear: vec![0.0; n],
             regular: CscAssembly::new(rows, n, &triplets),
             regular_values,
@@ -121,43 +106,19 @@ impl Subproblem {
         self.regular.fill(&self.regular_values);
     }
 
-    /// The step scale `s` (see the module documentation); applies to the next
-    /// [`Subproblem::set_bounds`] and to the linear terms of the next QP.
-    pub(crate) fn set_scale(&mut self, scale: f64) {
-        self.scale = scale;
-    }
-
-    /// The scale `s` in use: QP solutions must be multiplied by it.
-    pub(crate) fn scale(&self) -> f64 {
-        self.scale
-    }
-
     /// The objective gradient `∇f`.
     pub(crate) fn set_gradient(&mut self, gradient: &[f64]) {
         self.gradient.copy_from_slice(gradient);
     }
 
-    /// The gradient at `d = 0` of the Hessian model's augmentation penalty (zero for a model
-    /// without one).
-    pub(crate) fn set_penalty_gradient(&mut self, gradient: &[f64]) {
-        self.penalty_gradient.copy_from_slice(gradient);
-    }
-
-    /// `linear = (w ∇f + a) / s`.
+    /// `linear = w ∇f`.
     fn compose_linear(&mut self, weight: f64) {
-        let s = self.scale;
-        for ((q, &g), &a) in self
-            .linear
-            .iter_mut()
-            .zip(&self.gradient)
-            .zip(&self.penalty_gradient)
-        {
-            *q = (weight * g + a) / s;
+        for (q, &g) in self.linear.iter_mut().zip(&self.gradient) {
+            *q = weight * g;
         }
     }
 
-    /// Row bounds for the constant part `r` of the linearization at `x` (stored divided by
-    /// the scale).
+    /// Row bounds for the constant part `r` of the linearization at `x`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn set_bounds(
         &mut self,
@@ -168,14 +129,13 @@ impl Subproblem {
         x_lower: &[f64],
         x_upper: &[f64],
     ) {
-        let s = self.scale;
         for i in 0..self.m {
-            self.lower[i] = (c_lower[i] - r[i]) / s;
-            self.upper[i] = (c_upper[i] - r[i]) / s;
+            self.lower[i] = c_lower[i] - r[i];
+            self.upper[i] = c_upper[i] - r[i];
         }
         for (k, &j) in self.bounded.iter().enumerate() {
-            self.lower[self.m + k] = (x_lower[j] - x[j]) / s;
-            self.upper[self.m + k] = (x_upper[j] - x[j]) / s;
+            self.lower[self.m + k] = x_lower[j] - x[j];
+            self.upper[self.m + k] = x_upper[j] - x[j];
         }
     }
 
@@ -186,7 +146,7 @@ impl Subproblem {
         out.copy_from_slice(&self.product[..self.m]);
     }
 
-    /// The regular QP (in the scaled step).
+    /// The regular QP with Hessian `hessian`.
     pub(crate) fn regular<'a>(&'a mut self, hessian: &'a CscMatrix<f64>) -> QpProblem<'a> {
         self.compose_linear(1.0);
         QpProblem {
@@ -198,8 +158,8 @@ impl Subproblem {
         }
     }
 
-    /// The restoration QP `min ½‖d‖²` subject to the regular QP's constraints (in the scaled
-    /// step): the shortest step to the linearized feasible set.
+    /// The restoration QP `min ½‖d‖²` subject to the regular QP's constraints: the shortest
+    /// step to the linearized feasible set.
     pub(crate) fn restoration(&self) -> QpProblem<'_> {
         QpProblem {
             hessian: &self.identity,
@@ -210,8 +170,8 @@ impl Subproblem {
         }
     }
 
-    /// The elastic QP (in the scaled step) with objective weight `weight` on `∇fᵀd` and
-    /// penalty `rho`, using the gradients and row bounds last set.
+    /// The elastic QP with objective weight `weight` on `∇fᵀd` and penalty `rho`, using the
+    /// gradient and row bounds last set.
     pub(crate) fn elastic<'a>(
         &'a mut self,
         hessian: &CscMatrix<f64>,
@@ -228,7 +188,7 @@ impl Subproblem {
             .values_mut()
             .copy_from_slice(hessian.values());
         elastic.linear[..n].copy_from_slice(&self.linear);
-        elastic.linear[n..].fill(rho / self.scale);
+        elastic.linear[n..].fill(rho);
         elastic.values[..self.jacobian_len]
             .copy_from_slice(&self.regular_values[..self.jacobian_len]);
         elastic.constraints.fill(&elastic.values);

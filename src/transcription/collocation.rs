@@ -7,7 +7,7 @@
 //! boundary states and the velocity limits are bounds on `q_p` and `v_p`. The objective uses
 //! Simpson's rule on the same points.
 
-use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_triangle};
+use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_leading_lower_triangle};
 use super::guess::initial_trajectory;
 use super::held_acceleration::HeldAcceleration;
 use super::loads::LoadTerms;
@@ -18,8 +18,11 @@ use crate::dynamics::{InverseDynamicsDerivatives, Workspace, inverse_dynamics_de
 use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::sqp::{Complementarity, EvalError, Nlp};
-use crate::vi::PointLoad;
-use nalgebra::DMatrix;
+use crate::vi::{
+    LagrangianCurvature, LoadWorkspace, PointLoad, PointWorkspace, lagrangian_curvature,
+    load_gradient,
+};
+use nalgebra::{DMatrix, Vector3};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -31,10 +34,34 @@ struct PointBuffers {
     der: InverseDynamicsDerivatives,
     fs: ForceScratch,
     load: LoadTerms,
+    /// The point's `[q, v, a]`.
     state: Vec<f64>,
+    /// The Hessian block over `[q, v, a]` (3n columns), then the force variables' rows.
+    hess: DMatrix<f64>,
+    pw: PointWorkspace,
+    /// `∇²ψ` at the state, `∇²χ`, and `∇²ψ` on either side of the difference along `(v, a)`.
+    curvature: [LagrangianCurvature; 4],
+    zeros: Vec<f64>,
+    /// A shifted `[q, v]`, or a shifted `q` for the loads.
+    shifted: Vec<f64>,
+    lw: LoadWorkspace,
+    forces: Vec<f64>,
+    load_gradient: [Vec<f64>; 2],
+    load_velocity: Vec<f64>,
+    load_variables: [Vec<f64>; 2],
+    /// The gradient at either side of a difference, for
+    /// [`CollocationNlp::hessian_values_by_differences`].
     grad_plus: Vec<f64>,
     grad_minus: Vec<f64>,
-    hess: DMatrix<f64>,
+}
+
+/// How [`CollocationNlp`] takes each point's inverse-dynamics curvature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// [`lagrangian_curvature`] and the loads by differences of their gradient.
+    Analytic,
+    /// Central differences of the inverse-dynamics derivatives.
+    Differences,
 }
 
 /// The Hermite–Simpson transcription of a problem as an [`Nlp`].
@@ -51,6 +78,8 @@ pub struct CollocationNlp<'a> {
     loads: Vec<PointLoad>,
     /// Per point, the force variables `(load, variable)`.
     force_vars: Vec<Vec<(usize, usize)>>,
+    /// The joints that move a load's point, in increasing order.
+    load_coordinates: Vec<usize>,
     buffers: Vec<PointBuffers>,
     start: Vec<f64>,
 }
@@ -108,13 +137,29 @@ impl<'a> CollocationNlp<'a> {
                 fs: terms.force_scratch(prob.contact.as_ref()),
                 load: LoadTerms::new(n, vars.len()),
                 state: vec![0.0; 3 * n],
+                hess: DMatrix::zeros(3 * n + vars.len(), 3 * n),
+                pw: PointWorkspace::new(model),
+                curvature: std::array::from_fn(|_| LagrangianCurvature::new(model)),
+                zeros: vec![0.0; n],
+                shifted: vec![0.0; 2 * n],
+                lw: LoadWorkspace::new(model),
+                forces: vec![0.0; loads.len() * 3],
+                load_gradient: [vec![0.0; n], vec![0.0; n]],
+                load_velocity: vec![0.0; loads.len() * 3],
+                load_variables: [Vec::new(), Vec::new()],
                 grad_plus: vec![0.0; 3 * n + vars.len()],
                 grad_minus: vec![0.0; 3 * n + vars.len()],
-                hess: DMatrix::zeros(3 * n + vars.len(), 3 * n),
             })
             .collect();
+        let mut load_coordinates: Vec<usize> = loads
+            .iter()
+            .flat_map(|l| model.ancestors_inclusive(l.body))
+            .collect();
+        load_coordinates.sort_unstable();
+        load_coordinates.dedup();
         let held = HeldAcceleration::new(prob);
         let mut nlp = Self {
+            load_coordinates,
             num_vars: layout.num_variables() + terms.num_variables(),
             num_rows: hs.num_rows() + terms.num_rows() + held.num_rows(),
             held,
@@ -205,6 +250,278 @@ impl<'a> CollocationNlp<'a> {
             },
             contact: self.terms.contact_trajectory(x, self.prob.contact.as_ref()),
             stance: self.terms.stance_trajectory(x),
+        }
+    }
+
+    /// The Hessian of the Lagrangian with each point's inverse-dynamics curvature by the route
+    /// the analytic one replaced: central differences of the exact inverse-dynamics derivatives
+    /// along the point's `3n` state coordinates. Kept as the oracle of the tests and the
+    /// baseline of `vito bench`; [`Nlp::hessian_values`] is the one to use.
+    ///
+    /// # Errors
+    /// As [`Nlp::hessian_values`].
+    #[doc(hidden)]
+    pub fn hessian_values_by_differences(
+        &mut self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.lagrangian_hessian(x, obj_factor, lambda, values, Route::Differences)
+    }
+
+    fn lagrangian_hessian(
+        &mut self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+        route: Route,
+    ) -> Result<(), EvalError> {
+        let l = self.layout;
+        let n = l.n();
+        let model = &self.prob.model;
+        let (terms, loads, coords) = (&self.terms, &self.loads, &self.load_coordinates);
+        let lens: Vec<usize> = self
+            .force_vars
+            .iter()
+            .map(|v| 3 * n * (3 * n + 1) / 2 + v.len() * n)
+            .collect();
+        let total: usize = lens.iter().sum();
+        let (point_values, rest) = values.split_at_mut(total);
+        let mut chunks = Vec::with_capacity(lens.len());
+        let mut remaining = point_values;
+        for &len in &lens {
+            let (head, tail) = remaining.split_at_mut(len);
+            chunks.push(head);
+            remaining = tail;
+        }
+        self.buffers
+            .par_iter_mut()
+            .zip(chunks.into_par_iter())
+            .enumerate()
+            .for_each(|(p, (b, out))| {
+                b.state
+                    .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + 3 * n]);
+                let lam = &lambda[p * n..(p + 1) * n];
+                match route {
+                    Route::Analytic => {
+                        Self::point_curvature(model, terms, loads, coords, p, x, lam, b);
+                    }
+                    Route::Differences => {
+                        Self::point_curvature_by_differences(model, terms, loads, p, x, lam, b);
+                    }
+                }
+                let tri = 3 * n * (3 * n + 1) / 2;
+                write_leading_lower_triangle(&b.hess, 3 * n, &mut out[..tri]);
+                let mut idx = tri;
+                for f in 3 * n..b.grad_plus.len() {
+                    for j in 0..n {
+                        out[idx] = b.hess[(f, j)];
+                        idx += 1;
+                    }
+                }
+            });
+        let (term_vals, held_vals) = rest.split_at_mut(rest.len() - self.held.hessian_len());
+        self.terms.hessian_values(x, obj_factor, lambda, term_vals);
+        let held_rows = self.num_rows - self.held.num_rows();
+        self.held.hessian_values(
+            &self.prob.model,
+            &self.layout,
+            x,
+            &lambda[held_rows..],
+            held_vals,
+        );
+        check_finite(values, "Hessian values")
+    }
+
+    /// Point `p`'s Hessian block, into `b.hess` (`b.state` holds the point's state). With
+    /// `ψ(q, v) = λᵀ M(q) v = λ·∂L/∂q̇` and `χ(q, v) = λ·∂L/∂q`, Lagrange's equations give
+    /// `λᵀ τ(q, v, a) = ∇ψ(q, v)·(v, a) − χ(q, v)`, so over `z = (q, v, a)`, with `A = ∇²ψ`,
+    /// `B = ∇²χ` ([`lagrangian_curvature`], O(n·d) each) and `D = D³ψ[(v, a)]` (central
+    /// differences of `A` along the one direction `(v, a)`):
+    ///
+    /// ```text
+    /// ∇²_qq = D_qq − B_qq    ∇²_qv = D_qv − B_qv + A_qq    ∇²_qa = A_qv
+    /// ∇²_vv = A_qv + A_qvᵀ − B_vv                          ∇²_va = ∇²_aa = 0
+    /// ```
+    ///
+    /// (`A_vv = 0`: `ψ` is linear in `v`). The loads by [`CollocationNlp::load_curvature`].
+    #[allow(clippy::too_many_arguments)]
+    fn point_curvature(
+        model: &Model,
+        terms: &Terms,
+        loads: &[PointLoad],
+        coords: &[usize],
+        p: usize,
+        x: &[f64],
+        lam: &[f64],
+        b: &mut PointBuffers,
+    ) {
+        let n = model.dof();
+        let (q, rest) = b.state.split_at(n);
+        let (v, a) = rest.split_at(n);
+        let [ca, cb, cp, cm] = &mut b.curvature;
+        lagrangian_curvature(model, &mut b.pw, q, v, &b.zeros, lam, ca);
+        lagrangian_curvature(model, &mut b.pw, q, v, lam, &b.zeros, cb);
+        let amax = |s: &[f64]| s.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let along = amax(v).max(amax(a));
+        let h = FD_STEP * amax(q).max(amax(v)).max(1.0) / along.max(f64::MIN_POSITIVE);
+        for (side, c) in [(1.0, &mut *cp), (-1.0, &mut *cm)] {
+            for i in 0..n {
+                b.shifted[i] = q[i] + side * h * v[i];
+                b.shifted[n + i] = v[i] + side * h * a[i];
+            }
+            let (qs, vs) = b.shifted.split_at(n);
+            lagrangian_curvature(model, &mut b.pw, qs, vs, &b.zeros, lam, c);
+        }
+        // D = (A⁺ − A⁻) / 2h, in place.
+        let scale = if along > 0.0 { 0.5 / h } else { 0.0 };
+        for (dp, dm) in [(&mut cp.qq, &cm.qq), (&mut cp.qv, &cm.qv)] {
+            for (a, b) in dp.iter_mut().zip(dm.iter()) {
+                *a = (*a - b) * scale;
+            }
+        }
+        b.hess.fill(0.0);
+        let hs = &mut b.hess;
+        for j in 0..n {
+            for i in 0..n {
+                let qv = cp.qv[(i, j)] - cb.qv[(i, j)] + ca.qq[(i, j)];
+                hs[(i, j)] = cp.qq[(i, j)] - cb.qq[(i, j)];
+                hs[(i, n + j)] = qv;
+                hs[(n + j, i)] = qv;
+                hs[(i, 2 * n + j)] = ca.qv[(i, j)];
+                hs[(2 * n + j, i)] = ca.qv[(i, j)];
+                hs[(n + i, n + j)] = ca.qv[(i, j)] + ca.qv[(j, i)] - cb.vv[(i, j)];
+            }
+        }
+        if !loads.is_empty() {
+            Self::load_curvature(model, terms, loads, coords, p, x, lam, b);
+        }
+    }
+
+    /// Adds the loads' curvature `−λ·Σ_l J_l(q)ᵀ f_l(q, x)` to point `p`'s block: central
+    /// differences along the coordinates that move the loads (the forces depend on the
+    /// configuration only through their points) of the loads' gradient
+    /// `T(q) = ∂/∂q (λ·Σ_l J_lᵀ f_l)|_f + Σ_l (∂f_l/∂q)ᵀ J_l λ` ([`load_gradient`]) and of its
+    /// part over the force variables `(∂f_l/∂x)·J_l λ`, the forces recomputed at each step.
+    #[allow(clippy::too_many_arguments)]
+    fn load_curvature(
+        model: &Model,
+        terms: &Terms,
+        loads: &[PointLoad],
+        coords: &[usize],
+        p: usize,
+        x: &[f64],
+        lam: &[f64],
+        b: &mut PointBuffers,
+    ) {
+        let n = model.dof();
+        for &j in coords {
+            let q0 = b.state[j];
+            let h = FD_STEP * q0.abs().max(1.0);
+            for side in 0..2 {
+                b.shifted[..n].copy_from_slice(&b.state[..n]);
+                b.shifted[j] = if side == 0 { q0 + h } else { q0 - h };
+                terms.forces(p, x, &b.shifted[..n], &mut b.fs);
+                for (l, f, _) in b.fs.each() {
+                    b.forces[3 * l..3 * l + 3].copy_from_slice(f.as_slice());
+                }
+                let g = &mut b.load_gradient[side];
+                g.fill(0.0);
+                load_gradient(
+                    model,
+                    &mut b.lw,
+                    &b.shifted[..n],
+                    loads,
+                    &b.forces,
+                    lam,
+                    g,
+                    &mut b.load_velocity,
+                );
+                let w = |l: usize| Vector3::from_column_slice(&b.load_velocity[3 * l..3 * l + 3]);
+                for (l, _, dfdq) in b.fs.each() {
+                    let wl = w(l);
+                    for (c, gc) in g.iter_mut().enumerate() {
+                        *gc += (0..3).map(|d| dfdq[(d, c)] * wl[d]).sum::<f64>();
+                    }
+                }
+                let xs = &mut b.load_variables[side];
+                xs.clear();
+                xs.extend(b.fs.variables().map(|(l, _, dv)| dv.dot(&w(l))));
+            }
+            for i in 0..n {
+                b.hess[(i, j)] -= (b.load_gradient[0][i] - b.load_gradient[1][i]) / (2.0 * h);
+            }
+            for (v, (pl, mi)) in b.load_variables[0]
+                .iter()
+                .zip(&b.load_variables[1])
+                .enumerate()
+            {
+                b.hess[(3 * n + v, j)] = -(pl - mi) / (2.0 * h);
+            }
+        }
+    }
+
+    /// Point `p`'s Hessian block by central differences of the exact inverse-dynamics
+    /// derivatives along `(q, v, a)`, into `b.hess` (the route of
+    /// [`CollocationNlp::hessian_values_by_differences`]); `b.state` holds the point's state.
+    fn point_curvature_by_differences(
+        model: &Model,
+        terms: &Terms,
+        loads: &[PointLoad],
+        p: usize,
+        x: &[f64],
+        lam: &[f64],
+        b: &mut PointBuffers,
+    ) {
+        let n = model.dof();
+        let with_loads = !loads.is_empty();
+        for j in 0..3 * n {
+            let x0 = b.state[j];
+            let h = FD_STEP * x0.abs().max(1.0);
+            for plus in [true, false] {
+                b.state[j] = if plus { x0 + h } else { x0 - h };
+                let (q, rest) = b.state.split_at(n);
+                let (v, a) = rest.split_at(n);
+                inverse_dynamics_derivatives(model, &mut b.ws, q, v, a, &mut b.der);
+                if with_loads && j < n {
+                    b.config.copy_from_slice(q);
+                    Self::loads_at(terms, model, loads, p, x, b);
+                }
+                let g = if plus {
+                    &mut b.grad_plus
+                } else {
+                    &mut b.grad_minus
+                };
+                for (c, gc) in g.iter_mut().enumerate().take(3 * n) {
+                    let m = match c / n {
+                        0 => &b.der.dtau_dq,
+                        1 => &b.der.dtau_dv,
+                        _ => &b.der.dtau_da,
+                    };
+                    *gc = (0..n).map(|i| m[(i, c % n)] * lam[i]).sum();
+                }
+                if with_loads && j < n {
+                    for (c, gc) in g.iter_mut().enumerate().take(n) {
+                        *gc -= (0..n).map(|i| b.load.dq[(i, c)] * lam[i]).sum::<f64>();
+                    }
+                    for c in 0..b.load.dvars.ncols() {
+                        g[3 * n + c] = -(0..n).map(|i| b.load.dvars[(i, c)] * lam[i]).sum::<f64>();
+                    }
+                } else {
+                    g[3 * n..].fill(0.0);
+                }
+            }
+            b.state[j] = x0;
+            if with_loads && j < n {
+                b.config.copy_from_slice(&b.state[..n]);
+                Self::loads_at(terms, model, loads, p, x, b);
+            }
+            for c in 0..b.grad_plus.len() {
+                b.hess[(c, j)] = (b.grad_plus[c] - b.grad_minus[c]) / (2.0 * h);
+            }
         }
     }
 
@@ -399,10 +716,9 @@ impl Nlp for CollocationNlp<'_> {
     }
 
     /// The Hessian of the Lagrangian: each point's inverse-dynamics curvature
-    /// `Σ λ ∇²_{(q,v,a)} (RNEA − Σ_l J_lᵀ f_l)` by central differences of the exact derivatives
-    /// (torques, springs and dampers enter linearly, the defects are linear, the forces are
-    /// linear in their variables), and the per-point terms by theirs (see
-    /// [`Terms::hessian_values`]).
+    /// `Σ λ ∇²_{(q,v,a)} (RNEA − Σ_l J_lᵀ f_l)` (see `CollocationNlp::point_curvature`;
+    /// torques, springs and dampers enter linearly, the defects are linear, the forces are linear
+    /// in their variables), and the per-point terms by theirs (see [`Terms::hessian_values`]).
     fn hessian_values(
         &mut self,
         x: &[f64],
@@ -410,101 +726,7 @@ impl Nlp for CollocationNlp<'_> {
         lambda: &[f64],
         values: &mut [f64],
     ) -> Result<(), EvalError> {
-        let l = self.layout;
-        let n = l.n();
-        let model = &self.prob.model;
-        let (terms, loads) = (&self.terms, &self.loads);
-        let lens: Vec<usize> = self
-            .force_vars
-            .iter()
-            .map(|v| 3 * n * (3 * n + 1) / 2 + v.len() * n)
-            .collect();
-        let total: usize = lens.iter().sum();
-        let (point_values, rest) = values.split_at_mut(total);
-        let mut chunks = Vec::with_capacity(lens.len());
-        let mut remaining = point_values;
-        for &len in &lens {
-            let (head, tail) = remaining.split_at_mut(len);
-            chunks.push(head);
-            remaining = tail;
-        }
-        self.buffers
-            .par_iter_mut()
-            .zip(chunks.into_par_iter())
-            .enumerate()
-            .for_each(|(p, (b, out))| {
-                b.state
-                    .copy_from_slice(&x[l.start(p, Var::Q)..l.start(p, Var::Q) + 3 * n]);
-                let lam = &lambda[p * n..(p + 1) * n];
-                let with_loads = !loads.is_empty();
-                for j in 0..3 * n {
-                    let x0 = b.state[j];
-                    let h = FD_STEP * x0.abs().max(1.0);
-                    for plus in [true, false] {
-                        b.state[j] = if plus { x0 + h } else { x0 - h };
-                        let (q, rest) = b.state.split_at(n);
-                        let (v, a) = rest.split_at(n);
-                        inverse_dynamics_derivatives(model, &mut b.ws, q, v, a, &mut b.der);
-                        if with_loads && j < n {
-                            b.config.copy_from_slice(q);
-                            Self::loads_at(terms, model, loads, p, x, b);
-                        }
-                        let g = if plus {
-                            &mut b.grad_plus
-                        } else {
-                            &mut b.grad_minus
-                        };
-                        for (c, gc) in g.iter_mut().enumerate().take(3 * n) {
-                            let m = match c / n {
-                                0 => &b.der.dtau_dq,
-                                1 => &b.der.dtau_dv,
-                                _ => &b.der.dtau_da,
-                            };
-                            *gc = (0..n).map(|i| m[(i, c % n)] * lam[i]).sum();
-                        }
-                        if with_loads && j < n {
-                            for (c, gc) in g.iter_mut().enumerate().take(n) {
-                                *gc -= (0..n).map(|i| b.load.dq[(i, c)] * lam[i]).sum::<f64>();
-                            }
-                            for c in 0..b.load.dvars.ncols() {
-                                g[3 * n + c] =
-                                    -(0..n).map(|i| b.load.dvars[(i, c)] * lam[i]).sum::<f64>();
-                            }
-                        } else {
-                            g[3 * n..].fill(0.0);
-                        }
-                    }
-                    b.state[j] = x0;
-                    if with_loads && j < n {
-                        b.config.copy_from_slice(&b.state[..n]);
-                        Self::loads_at(terms, model, loads, p, x, b);
-                    }
-                    for c in 0..b.grad_plus.len() {
-                        b.hess[(c, j)] = (b.grad_plus[c] - b.grad_minus[c]) / (2.0 * h);
-                    }
-                }
-                let tri = 3 * n * (3 * n + 1) / 2;
-                let block = b.hess.view((0, 0), (3 * n, 3 * n)).into_owned();
-                write_lower_triangle(&block, &mut out[..tri]);
-                let mut idx = tri;
-                for f in 3 * n..b.grad_plus.len() {
-                    for j in 0..n {
-                        out[idx] = b.hess[(f, j)];
-                        idx += 1;
-                    }
-                }
-            });
-        let (term_vals, held_vals) = rest.split_at_mut(rest.len() - self.held.hessian_len());
-        self.terms.hessian_values(x, obj_factor, lambda, term_vals);
-        let held_rows = self.num_rows - self.held.num_rows();
-        self.held.hessian_values(
-            &self.prob.model,
-            &self.layout,
-            x,
-            &lambda[held_rows..],
-            held_vals,
-        );
-        check_finite(values, "Hessian values")
+        self.lagrangian_hessian(x, obj_factor, lambda, values, Route::Analytic)
     }
 
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {

@@ -6,6 +6,7 @@ use crate::problem::{BodyPoint, TimeSpec};
 use crate::spatial::{Mat3, Transform, Vec3};
 use crate::sqp::EvalError;
 use nalgebra::DMatrix;
+use rayon::prelude::*;
 
 /// The sample points of a transcription: times, quadrature weights (so that
 /// `∫ f dt ≈ Σ_p weight_p f(t_p)`), and where `q_p` and `u_p` sit in the decision vector.
@@ -74,12 +75,19 @@ pub(crate) fn sample_rows(times: &[f64], t: f64, row: impl Fn(usize) -> Vec<f64>
 
 /// An evaluation error when any value is NaN or infinite.
 pub(crate) fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> {
-    if values.iter().all(|v| v.is_finite()) {
+    if values
+        .par_iter()
+        .with_min_len(CHECK_CHUNK)
+        .all(|v| v.is_finite())
+    {
         Ok(())
     } else {
         Err(EvalError::Failed(format!("non-finite {what}")))
     }
 }
+
+/// Values per task of [`check_finite`]'s parallel scan.
+const CHECK_CHUNK: usize = 8192;
 
 /// World position of a frame origin after [`forward_kinematics`].
 pub(crate) fn frame_origin(ws: &Workspace, point: &BodyPoint) -> Vec3 {
@@ -129,16 +137,21 @@ pub(crate) fn lower_triangle(vars: &[usize], out: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// Writes the lower triangle of the symmetric part `(B + Bᵀ)/2` of a square block, row by row,
-/// in the order of [`lower_triangle`].
-pub(crate) fn write_lower_triangle(block: &DMatrix<f64>, out: &mut [f64]) {
+/// Writes the lower triangle of the symmetric part `(B + Bᵀ)/2` of the leading `len × len`
+/// block of `block`, row by row, in the order of [`lower_triangle`].
+pub(crate) fn write_leading_lower_triangle(block: &DMatrix<f64>, len: usize, out: &mut [f64]) {
     let mut idx = 0;
-    for a in 0..block.nrows() {
+    for a in 0..len {
         for b in 0..=a {
             out[idx] = 0.5 * (block[(a, b)] + block[(b, a)]);
             idx += 1;
         }
     }
+}
+
+/// [`write_leading_lower_triangle`] of a whole square block.
+pub(crate) fn write_lower_triangle(block: &DMatrix<f64>, out: &mut [f64]) {
+    write_leading_lower_triangle(block, block.nrows(), out);
 }
 
 /// Relative step of the central differences that give the Hessians' curvature terms.

@@ -39,12 +39,14 @@ use super::knot_interpolant::{KnotWeights, knot_weights};
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
+use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::sqp::{Complementarity, EvalError, Nlp};
 use crate::vi::{
-    Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, del_residual, linearize,
+    Galerkin, LagrangianCurvature, LoadWorkspace, PointLoad, PointWorkspace, Stage, StageJacobian,
+    StageWorkspace, del_hessian, del_residual, lagrangian_curvature, linearize, load_gradient,
 };
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, Vector3};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -65,10 +67,31 @@ struct StageBuffers {
     fs: ForceScratch,
     /// Multipliers of the rows this stage writes.
     lambda: Vec<f64>,
-    /// The stage's Hessian block over `[q^{k,0..=s}; force variables]`, column by column.
+    /// The stage's Hessian block over `q^{k,0..=s}`.
+    hess: DMatrix<f64>,
+    /// Its rows of the nodes' force variables (in node order) over `q^{k,0..=s}`.
+    cross: DMatrix<f64>,
+    /// `w^α Δt λ^α` of one node.
+    c1: Vec<f64>,
+    load_ws: LoadWorkspace,
+    /// The loads' gradient at the two sides of a difference, its velocities `J_l c_1`, and its
+    /// part over the force variables.
+    load_gradient: [Vec<f64>; 2],
+    load_velocity: Vec<f64>,
+    load_variables: [Vec<f64>; 2],
+    /// The gradient of `λᵀ r` at the two sides of a difference, for
+    /// [`VariationalNlp::hessian_values_by_differences`].
     grad_plus: Vec<f64>,
     grad_minus: Vec<f64>,
-    hess: DMatrix<f64>,
+}
+
+/// How [`VariationalNlp`] takes each stage's dynamics curvature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// [`del_hessian`] and the loads by differences of their gradient.
+    Analytic,
+    /// Central differences of the stage linearization.
+    Differences,
 }
 
 /// Where a boundary momentum row block lives and which velocity it uses.
@@ -99,6 +122,10 @@ pub struct VariationalNlp<'a> {
     num_rows: usize,
     /// Per stage: the force variables of each node (`(load, variable)`).
     stage_force_vars: Vec<Vec<Vec<(usize, usize)>>>,
+    /// The joints that move a load's point, in increasing order.
+    load_coordinates: Vec<usize>,
+    /// Entries of [`Self::side_structure`].
+    side_len: usize,
     stage_nnz: Vec<usize>,
     stages: Vec<StageBuffers>,
     loads: Vec<PointLoad>,
@@ -107,7 +134,17 @@ pub struct VariationalNlp<'a> {
     momentum: Vec<f64>,
     dmomentum: DMatrix<f64>,
     mass: DMatrix<f64>,
+    boundary: BoundaryBuffers,
     start: Vec<f64>,
+}
+
+/// Buffers of [`VariationalNlp::boundary_curvature`].
+struct BoundaryBuffers {
+    pw: PointWorkspace,
+    curvature: LagrangianCurvature,
+    zeros: Vec<f64>,
+    c2: Vec<f64>,
+    block: DMatrix<f64>,
 }
 
 impl<'a> VariationalNlp<'a> {
@@ -256,12 +293,24 @@ impl<'a> VariationalNlp<'a> {
                     force_vars: vec![Vec::new(); s + 1],
                     fs: terms.force_scratch(prob.contact.as_ref()),
                     lambda: vec![0.0; (s + 1) * n],
+                    hess: DMatrix::zeros((s + 1) * n, (s + 1) * n),
+                    cross: DMatrix::zeros(force_vars, (s + 1) * n),
+                    c1: vec![0.0; n],
+                    load_ws: LoadWorkspace::new(model),
+                    load_gradient: [vec![0.0; n], vec![0.0; n]],
+                    load_velocity: vec![0.0; loads.len() * 3],
+                    load_variables: [Vec::new(), Vec::new()],
                     grad_plus: vec![0.0; width],
                     grad_minus: vec![0.0; width],
-                    hess: DMatrix::zeros(width, width),
                 }
             })
             .collect();
+        let mut load_coordinates: Vec<usize> = loads
+            .iter()
+            .flat_map(|l| model.ancestors_inclusive(l.body))
+            .collect();
+        load_coordinates.sort_unstable();
+        load_coordinates.dedup();
         let mut nlp = Self {
             prob,
             gal,
@@ -277,6 +326,8 @@ impl<'a> VariationalNlp<'a> {
             first_velocity_row,
             num_rows: row,
             stage_force_vars,
+            load_coordinates,
+            side_len: 0,
             stage_nnz,
             stages,
             loads,
@@ -285,8 +336,16 @@ impl<'a> VariationalNlp<'a> {
             momentum: vec![0.0; n],
             dmomentum: DMatrix::zeros(n, n),
             mass: DMatrix::zeros(n, n),
+            boundary: BoundaryBuffers {
+                pw: PointWorkspace::new(model),
+                curvature: LagrangianCurvature::new(model),
+                zeros: vec![0.0; n],
+                c2: vec![0.0; n],
+                block: DMatrix::zeros(2 * n, 2 * n),
+            },
             start: Vec::new(),
         };
+        nlp.side_len = nlp.side_structure().len();
         nlp.start = nlp.starting_point()?;
         Ok(nlp)
     }
@@ -499,6 +558,265 @@ impl<'a> VariationalNlp<'a> {
         Ok(x)
     }
 
+    /// The Hessian of the Lagrangian with each stage's dynamics curvature by the route the
+    /// analytic one replaced: central differences over the stage's `(s+1)n` configurations of
+    /// its exact linearization (`2(s+1)n` linearizations per stage). Kept as the oracle of the
+    /// tests and the baseline of `vito bench`; [`Nlp::hessian_values`] is the one to use.
+    ///
+    /// # Errors
+    /// As [`Nlp::hessian_values`].
+    #[doc(hidden)]
+    pub fn hessian_values_by_differences(
+        &mut self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.lagrangian_hessian(x, obj_factor, lambda, values, Route::Differences)
+    }
+
+    fn lagrangian_hessian(
+        &mut self,
+        x: &[f64],
+        obj_factor: f64,
+        lambda: &[f64],
+        values: &mut [f64],
+        route: Route,
+    ) -> Result<(), EvalError> {
+        let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
+        let big_n = self.prob.stages;
+        let rows: Vec<[[Option<usize>; 2]; 7]> = (0..big_n)
+            .map(|k| {
+                let mut r = [[None; 2]; 7];
+                for (al, slot) in r.iter_mut().enumerate().take(s + 1) {
+                    *slot = self.output_rows(k, al);
+                }
+                r
+            })
+            .collect();
+        let model = &self.prob.model;
+        let gal = &self.gal;
+        let points = &self.points;
+        let terms = &self.terms;
+        let loads = &self.loads;
+        let coords = &self.load_coordinates;
+        let zero_p = vec![0.0; n];
+        let stage_len: Vec<usize> = (0..big_n)
+            .map(|k| {
+                let qn = (s + 1) * n;
+                let f: usize = self.stage_force_vars[k].iter().map(Vec::len).sum();
+                qn * (qn + 1) / 2 + f * qn
+            })
+            .collect();
+        let total: usize = stage_len.iter().sum();
+        let (stage_values, rest) = values.split_at_mut(total);
+        let mut chunks = Vec::with_capacity(big_n);
+        let mut remaining = stage_values;
+        for &len in &stage_len {
+            let (head, tail) = remaining.split_at_mut(len);
+            chunks.push(head);
+            remaining = tail;
+        }
+        self.stages
+            .par_iter_mut()
+            .zip(chunks.into_par_iter())
+            .enumerate()
+            .for_each(|(k, (st, out))| {
+                Self::gather(points, s, n, n_u, k, x, st);
+                for (al, outputs) in rows[k].iter().enumerate().take(s + 1) {
+                    for i in 0..n {
+                        st.lambda[al * n + i] =
+                            outputs.iter().flatten().map(|r| lambda[r + i]).sum();
+                    }
+                }
+                Self::stage_forces(terms, s, k, x, st);
+                let qn = (s + 1) * n;
+                match route {
+                    Route::Analytic => {
+                        let stage = Stage {
+                            dt,
+                            p: &zero_p,
+                            q: &st.q,
+                            u: &st.u,
+                            loads: &[],
+                            forces: &[],
+                        };
+                        del_hessian(model, gal, &mut st.ws, &stage, &st.lambda, &mut st.hess);
+                        st.cross.fill(0.0);
+                        if !loads.is_empty() {
+                            Self::load_curvature(model, gal, terms, loads, coords, dt, k, x, st);
+                        }
+                    }
+                    Route::Differences => {
+                        Self::stage_hessian_by_differences(model, gal, terms, loads, dt, k, x, st)
+                    }
+                }
+                let tri = qn * (qn + 1) / 2;
+                write_lower_triangle(&st.hess, &mut out[..tri]);
+                let mut idx = tri;
+                for f in 0..st.cross.nrows() {
+                    for j in 0..qn {
+                        out[idx] = st.cross[(f, j)];
+                        idx += 1;
+                    }
+                }
+            });
+        let mut idx = 0;
+        for (b, fixed, g, _) in self.boundaries() {
+            let vars = self.boundary_block(&b, g);
+            let len = vars.len() * (vars.len() + 1) / 2;
+            let out = &mut rest[idx..idx + len];
+            match route {
+                Route::Analytic => self.boundary_curvature(&b, fixed, g, lambda, x, out),
+                Route::Differences => {
+                    let mut gradient = |xs: &[f64], out: &mut [f64]| {
+                        self.boundary_gradient(&b, fixed, g, lambda, xs, out);
+                    };
+                    fd_hessian_block(&vars, x, &mut gradient, out);
+                }
+            }
+            idx += len;
+        }
+        self.terms
+            .hessian_values(x, obj_factor, lambda, &mut rest[idx..]);
+        check_finite(values, "Hessian values")
+    }
+
+    /// The loads' curvature in stage `k`'s Hessian block, node by node: the loads' part of the
+    /// gradient of `λᵀ r` at node `α`,
+    ///
+    /// ```text
+    /// T(q^α) = ∂/∂q (c_1·Σ_l J_l(q)ᵀ f_l)|_f + Σ_l (∂f_l/∂q)ᵀ J_l c_1,   c_1 = w^α Δt λ^α
+    /// ```
+    ///
+    /// ([`load_gradient`] and the forces' derivatives) and over the node's force variables
+    /// `(∂f_l/∂x)·J_l c_1`, differenced centrally along the coordinates that move the loads
+    /// (the forces depend on the configuration only through their points), the forces
+    /// recomputed at each step. O(n·d) per node and coordinate.
+    #[allow(clippy::too_many_arguments)]
+    fn load_curvature(
+        model: &Model,
+        gal: &Galerkin,
+        terms: &Terms,
+        loads: &[PointLoad],
+        coords: &[usize],
+        dt: f64,
+        k: usize,
+        x: &[f64],
+        st: &mut StageBuffers,
+    ) {
+        let s = gal.s();
+        let n = st.q.len() / (s + 1);
+        let nl = loads.len();
+        let mut first_var = 0;
+        for al in 0..=s {
+            let wdt = gal.w(al) * dt;
+            for i in 0..n {
+                st.c1[i] = wdt * st.lambda[al * n + i];
+            }
+            for &j in coords {
+                let c = al * n + j;
+                let q0 = st.q[c];
+                let h = FD_STEP * q0.abs().max(1.0);
+                for side in 0..2 {
+                    st.q[c] = if side == 0 { q0 + h } else { q0 - h };
+                    Self::node_forces(terms, s, n, k, al, x, st);
+                    let g = &mut st.load_gradient[side];
+                    g.fill(0.0);
+                    load_gradient(
+                        model,
+                        &mut st.load_ws,
+                        &st.q[al * n..(al + 1) * n],
+                        loads,
+                        &st.forces[al * nl * 3..(al + 1) * nl * 3],
+                        &st.c1,
+                        g,
+                        &mut st.load_velocity,
+                    );
+                    let w =
+                        |l: usize| Vector3::from_column_slice(&st.load_velocity[3 * l..3 * l + 3]);
+                    for (l, dq) in st.force_dq[al].iter().enumerate() {
+                        let wl = w(l);
+                        for (jj, gj) in g.iter_mut().enumerate() {
+                            *gj += (0..3).map(|d| dq[(d, jj)] * wl[d]).sum::<f64>();
+                        }
+                    }
+                    let xs = &mut st.load_variables[side];
+                    xs.clear();
+                    xs.extend(st.force_vars[al].iter().map(|&(l, _, dv)| dv.dot(&w(l))));
+                }
+                st.q[c] = q0;
+                for i in 0..n {
+                    let d = (st.load_gradient[0][i] - st.load_gradient[1][i]) / (2.0 * h);
+                    st.hess[(al * n + i, c)] += d;
+                }
+                for (v, (p, m)) in st.load_variables[0]
+                    .iter()
+                    .zip(&st.load_variables[1])
+                    .enumerate()
+                {
+                    st.cross[(first_var + v, c)] = (p - m) / (2.0 * h);
+                }
+            }
+            Self::node_forces(terms, s, n, k, al, x, st);
+            first_var += st.force_vars[al].len();
+        }
+    }
+
+    /// Stage `k`'s Hessian block by central differences of its linearization (the route of
+    /// [`VariationalNlp::hessian_values_by_differences`]); the stage's forces and multipliers
+    /// are in `st`.
+    #[allow(clippy::too_many_arguments)]
+    fn stage_hessian_by_differences(
+        model: &Model,
+        gal: &Galerkin,
+        terms: &Terms,
+        loads: &[PointLoad],
+        dt: f64,
+        k: usize,
+        x: &[f64],
+        st: &mut StageBuffers,
+    ) {
+        let s = gal.s();
+        let n = st.q.len() / (s + 1);
+        let nl = loads.len();
+        let qn = (s + 1) * n;
+        let zero_p = vec![0.0; n];
+        for j in 0..qn {
+            let q0 = st.q[j];
+            let h = FD_STEP * q0.abs().max(1.0);
+            let node = j / n;
+            for plus in [true, false] {
+                st.q[j] = if plus { q0 + h } else { q0 - h };
+                Self::node_forces(terms, s, n, k, node, x, st);
+                let stage = Stage {
+                    dt,
+                    p: &zero_p,
+                    q: &st.q,
+                    u: &st.u,
+                    loads,
+                    forces: &st.forces,
+                };
+                linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
+                let g = if plus {
+                    &mut st.grad_plus
+                } else {
+                    &mut st.grad_minus
+                };
+                stage_gradient(&st.jac, &st.lambda, &st.force_dq, &st.force_vars, n, nl, g);
+            }
+            st.q[j] = q0;
+            Self::node_forces(terms, s, n, k, node, x, st);
+            for c in 0..qn {
+                st.hess[(c, j)] = (st.grad_plus[c] - st.grad_minus[c]) / (2.0 * h);
+            }
+            for f in 0..st.cross.nrows() {
+                st.cross[(f, j)] = (st.grad_plus[qn + f] - st.grad_minus[qn + f]) / (2.0 * h);
+            }
+        }
+    }
+
     /// Copies stage `k`'s control points and torques out of `x`.
     fn gather(
         points: &Points,
@@ -681,6 +999,44 @@ impl<'a> VariationalNlp<'a> {
             vars.extend(iv..iv + self.n);
         }
         vars
+    }
+
+    /// The lower triangle of the curvature of `Σ_r λ_r c_r` over one boundary row block's
+    /// variables ([`Self::boundary_block`]): `−M(q)v` is its only nonlinear part, and
+    /// `−λᵀM(q)v = c_2·∂L/∂q̇` with `c_2 = −λ`, whose curvature over `(q, v)` is
+    /// [`lagrangian_curvature`] (its `v v` block is zero).
+    fn boundary_curvature(
+        &mut self,
+        b: &Boundary,
+        fixed: &crate::problem::Ranges,
+        g: usize,
+        lambda: &[f64],
+        x: &[f64],
+        out: &mut [f64],
+    ) {
+        let n = self.n;
+        let bc = &mut self.boundary;
+        for i in 0..n {
+            bc.c2[i] = -lambda[b.row + i];
+        }
+        let v = match b.v {
+            Some(iv) => &x[iv..iv + n],
+            None => &fixed.lower[..],
+        };
+        let q = &x[self.points.q[g]..self.points.q[g] + n];
+        let c = &mut bc.curvature;
+        lagrangian_curvature(&self.prob.model, &mut bc.pw, q, v, &bc.zeros, &bc.c2, c);
+        let block = if b.v.is_some() {
+            let m = &mut bc.block;
+            m.view_mut((0, 0), (n, n)).copy_from(&c.qq);
+            m.view_mut((0, n), (n, n)).copy_from(&c.qv);
+            m.view_mut((n, 0), (n, n)).copy_from(&c.qv.transpose());
+            m.view_mut((n, n), (n, n)).fill(0.0);
+            &bc.block
+        } else {
+            &c.qq
+        };
+        write_lower_triangle(block, out);
     }
 
     /// `Σ_r λ_r ∇c_r(x)` over one boundary row block (`−M(q)v` is its only nonlinear part).
@@ -957,7 +1313,7 @@ impl Nlp for VariationalNlp<'_> {
                     }
                 }
             });
-        let side = self.side_structure().len();
+        let side = self.side_len;
         let (side_values, term_values) = rest.split_at_mut(side);
         self.side_jacobian_values(x, side_values);
         self.terms.jacobian_values(x, term_values);
@@ -986,11 +1342,11 @@ impl Nlp for VariationalNlp<'_> {
     }
 
     /// The Hessian of the Lagrangian: each stage's DEL curvature `Σ λ ∇² r` over its
-    /// configurations and the force variables of its nodes, by central differences of its
-    /// exact linearization in the configurations (the torques and the forces enter linearly, so
-    /// there is no `u` and no force–force curvature); the boundary momentum rows by central
-    /// differences of their exact gradients; the per-point terms by theirs (see
-    /// [`Terms::hessian_values`]).
+    /// configurations and the force variables of its nodes ([`del_hessian`] for the rigid body,
+    /// the loads by differences of their exact gradient with the forces recomputed, see
+    /// `VariationalNlp::load_curvature`; the torques and the forces enter linearly, so there is
+    /// no `u` and no force–force curvature); the boundary momentum rows from
+    /// [`lagrangian_curvature`]; the per-point terms by theirs (see [`Terms::hessian_values`]).
     fn hessian_values(
         &mut self,
         x: &[f64],
@@ -998,107 +1354,7 @@ impl Nlp for VariationalNlp<'_> {
         lambda: &[f64],
         values: &mut [f64],
     ) -> Result<(), EvalError> {
-        let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
-        let big_n = self.prob.stages;
-        let rows: Vec<[[Option<usize>; 2]; 7]> = (0..big_n)
-            .map(|k| {
-                let mut r = [[None; 2]; 7];
-                for (al, slot) in r.iter_mut().enumerate().take(s + 1) {
-                    *slot = self.output_rows(k, al);
-                }
-                r
-            })
-            .collect();
-        let model = &self.prob.model;
-        let gal = &self.gal;
-        let points = &self.points;
-        let terms = &self.terms;
-        let loads = &self.loads;
-        let nl = loads.len();
-        let zero_p = vec![0.0; n];
-        let stage_len: Vec<usize> = (0..big_n)
-            .map(|k| {
-                let qn = (s + 1) * n;
-                let f: usize = self.stage_force_vars[k].iter().map(Vec::len).sum();
-                qn * (qn + 1) / 2 + f * qn
-            })
-            .collect();
-        let total: usize = stage_len.iter().sum();
-        let (stage_values, rest) = values.split_at_mut(total);
-        let mut chunks = Vec::with_capacity(big_n);
-        let mut remaining = stage_values;
-        for &len in &stage_len {
-            let (head, tail) = remaining.split_at_mut(len);
-            chunks.push(head);
-            remaining = tail;
-        }
-        self.stages
-            .par_iter_mut()
-            .zip(chunks.into_par_iter())
-            .enumerate()
-            .for_each(|(k, (st, out))| {
-                Self::gather(points, s, n, n_u, k, x, st);
-                for (al, outputs) in rows[k].iter().enumerate().take(s + 1) {
-                    for i in 0..n {
-                        st.lambda[al * n + i] =
-                            outputs.iter().flatten().map(|r| lambda[r + i]).sum();
-                    }
-                }
-                Self::stage_forces(terms, s, k, x, st);
-                let qn = (s + 1) * n;
-                for j in 0..qn {
-                    let q0 = st.q[j];
-                    let h = FD_STEP * q0.abs().max(1.0);
-                    let node = j / n;
-                    for plus in [true, false] {
-                        st.q[j] = if plus { q0 + h } else { q0 - h };
-                        Self::node_forces(terms, s, n, k, node, x, st);
-                        let stage = Stage {
-                            dt,
-                            p: &zero_p,
-                            q: &st.q,
-                            u: &st.u,
-                            loads,
-                            forces: &st.forces,
-                        };
-                        linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
-                        let g = if plus {
-                            &mut st.grad_plus
-                        } else {
-                            &mut st.grad_minus
-                        };
-                        stage_gradient(&st.jac, &st.lambda, &st.force_dq, &st.force_vars, n, nl, g);
-                    }
-                    st.q[j] = q0;
-                    Self::node_forces(terms, s, n, k, node, x, st);
-                    for c in 0..st.grad_plus.len() {
-                        st.hess[(c, j)] = (st.grad_plus[c] - st.grad_minus[c]) / (2.0 * h);
-                    }
-                }
-                let qq = st.hess.view((0, 0), (qn, qn)).into_owned();
-                let tri = qn * (qn + 1) / 2;
-                write_lower_triangle(&qq, &mut out[..tri]);
-                let mut idx = tri;
-                for f in qn..st.grad_plus.len() {
-                    for j in 0..qn {
-                        out[idx] = st.hess[(f, j)];
-                        idx += 1;
-                    }
-                }
-            });
-        let mut idx = 0;
-        for (b, fixed, g, _) in self.boundaries() {
-            let vars = self.boundary_block(&b, g);
-            let len = vars.len() * (vars.len() + 1) / 2;
-            let mut gradient = |xs: &[f64], out: &mut [f64]| {
-                self.boundary_gradient(&b, fixed, g, lambda, xs, out);
-            };
-            fd_hessian_block(&vars, x, &mut gradient, &mut rest[idx..idx + len]);
-            idx += len;
-        }
-        self.terms
-            .hessian_values(x, obj_factor, lambda, &mut rest[idx..]);
-        check_finite(values, "Hessian values")
+        self.lagrangian_hessian(x, obj_factor, lambda, values, Route::Analytic)
     }
 
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {

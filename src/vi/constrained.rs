@@ -17,8 +17,9 @@
 //! solve `δq_r = −J⁻¹r`, `s·m` more O(n) solves for `W = J⁻¹ B`, then the `s·m × s·m` system
 //! `(C W) δλ = h + C δq_r` and `δq = δq_r − W δλ` — O(mn) + O(m³) per stage.
 
+use super::del::{Detail, evaluate};
 use super::newton::{SingularJacobian, factor, solve};
-use super::{Galerkin, PointLoad, Stage, StageWorkspace, del::evaluate};
+use super::{Galerkin, PointLoad, Stage, StageWorkspace};
 use crate::model::{Coupling, Model};
 use crate::spatial::{Vec3, lower, upper};
 use nalgebra::{DMatrix, DVector};
@@ -230,6 +231,21 @@ pub fn constrained_residual(
     lambda: &[f64],
     p_next: Option<&mut [f64]>,
 ) -> (f64, f64) {
+    residual(model, gal, ws, cws, stage, lambda, p_next, Detail::Residual)
+}
+
+/// [`constrained_residual`], leaving what `detail` asks for in `ws`.
+#[allow(clippy::too_many_arguments)]
+fn residual(
+    model: &Model,
+    gal: &Galerkin,
+    ws: &mut StageWorkspace,
+    cws: &mut ConstraintWorkspace,
+    stage: &Stage,
+    lambda: &[f64],
+    p_next: Option<&mut [f64]>,
+    detail: Detail,
+) -> (f64, f64) {
     let s = gal.s();
     cws.set_forces(s, lambda);
     let st = Stage {
@@ -237,7 +253,7 @@ pub fn constrained_residual(
         forces: &cws.forces,
         ..*stage
     };
-    evaluate(model, gal, ws, &st);
+    evaluate(model, gal, ws, &st, detail);
     cws.add_coupling_forces(gal, ws, stage.dt, lambda);
     let n = model.dof();
     let mut rmax: f64 = 0.0;
@@ -279,7 +295,7 @@ pub fn constrained_newton_direction(
 ) -> Result<(f64, f64), SingularJacobian> {
     let (n, s) = (model.dof(), gal.s());
     let m = cws.len();
-    let norms = constrained_residual(model, gal, ws, cws, stage, lambda, None);
+    let norms = residual(model, gal, ws, cws, stage, lambda, None, Detail::Newton);
     factor(model, gal, ws, stage.dt).map_err(|i| SingularJacobian {
         joint: model.joint(i).name.clone(),
     })?;

@@ -2,9 +2,7 @@
 
 use super::{Galerkin, Stage, StageWorkspace};
 use crate::model::Model;
-use crate::spatial::{
-    Mat6, Vec3, Vec6, ad_mul, ad_transpose_mul, exp_twist, hat, stack, transform_inertia,
-};
+use crate::spatial::{Mat3, Mat6, Vec3, Vec6, ad_mul, ad_transpose_mul, hat, stack};
 
 /// Evaluates the DEL residuals `r^{k,α}` (α = 0..s−1, written to `r[α·n + i]`) and the next
 /// momentum `p^{k+1}` of one stage (Eqs. 7a–7c):
@@ -30,7 +28,7 @@ pub fn del_residual(
     let (n, s) = (model.dof(), gal.s());
     assert_eq!(r.len(), s * n, "r must have s·n entries");
     assert_eq!(p_next.len(), n, "p_next must have n entries");
-    evaluate(model, gal, ws, stage);
+    evaluate(model, gal, ws, stage, Detail::Residual);
     for i in 0..n {
         for al in 0..s {
             r[al * n + i] = ws.r[ws.idx(i, al)];
@@ -39,46 +37,51 @@ pub fn del_residual(
     }
 }
 
-/// Runs Algorithm 1, leaving every intermediate quantity in the workspace and
+/// How much of the stage's intermediate quantities [`evaluate`] leaves in the workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// What the residual needs: poses, twists, velocities, momenta, impulses.
+    Residual,
+    /// Also the world inertias `M̄` and the impulses' stiffness `D₁F̄` the Newton factorization
+    /// reads.
+    Newton,
+}
+
+/// Runs Algorithm 1, leaving every intermediate quantity `detail` asks for in the workspace and
 /// `ws.r[idx(i, α)]` = `r_i^α` for α < s, `p_i^{k+1}` for α = s.
-pub(crate) fn evaluate(model: &Model, gal: &Galerkin, ws: &mut StageWorkspace, stage: &Stage) {
+pub(crate) fn evaluate(
+    model: &Model,
+    gal: &Galerkin,
+    ws: &mut StageWorkspace,
+    stage: &Stage,
+    detail: Detail,
+) {
     ws.check(model, gal);
     stage.check(model, gal, ws.n_u);
     let (n, s) = (model.dof(), gal.s());
     let m = s + 1;
     let dt = stage.dt;
     let gravity = model.gravity();
+    let newton = detail == Detail::Newton;
     // Forward pass (lines 2–8).
-    for (i, j) in model.joints().iter().enumerate() {
+    for i in 0..n {
         for al in 0..m {
             let k = ws.idx(i, al);
-            let qi = stage.q[al * n + i];
-            let local = j.placement.compose(&exp_twist(&j.twist, qi));
-            let (g, vpar) = match j.parent {
-                Some(p) => {
-                    let kp = ws.idx(p, al);
-                    (ws.g[kp].compose(&local), ws.v[kp])
-                }
-                None => (local, Vec6::zeros()),
-            };
-            let sb = g.act_twist(&j.twist);
             let qd: f64 = (0..m)
                 .map(|be| gal.b(al, be) * stage.q[be * n + i])
                 .sum::<f64>()
                 / dt;
-            let v = vpar + sb * qd;
-            let mb = transform_inertia(&g, &j.inertia);
+            body_motion(model, ws, i, al, stage.q[al * n + i], qd);
+            let (frame, g) = (&ws.frames[i], &ws.g[k]);
             let wdt = gal.w(al) * dt;
-            let (fb, d1f) = point_force(&g.transform_point(&j.com), &(gravity * j.mass));
-            ws.g[k] = g;
-            ws.sb[k] = sb;
-            ws.mb[k] = mb;
-            ws.qd[k] = qd;
-            ws.v[k] = v;
-            ws.sd[k] = ad_mul(&v, &sb);
-            ws.mu[k] = mb * v;
-            ws.fb[k] = fb * wdt;
-            ws.d1f[k] = d1f * wdt;
+            // Gravity's wrench at the centre of mass c̄: (c̄ × m g, m g) = (m c̄ × g, m g).
+            let h = frame.world_moment(g);
+            let mass = frame.inertia.mass;
+            ws.fb[k] = stack(&h.cross(&gravity), &(gravity * mass)) * wdt;
+            if newton {
+                ws.mb[k] = frame.inertia.transformed(g).matrix();
+                ws.d1f[k] = wrench_stiffness(&(hat(&gravity) * hat(&h)), &(gravity * mass)) * wdt;
+            }
         }
     }
     for al in 0..m {
@@ -87,15 +90,15 @@ pub(crate) fn evaluate(model: &Model, gal: &Galerkin, ws: &mut StageWorkspace, s
             let k = ws.idx(load.body, al);
             let f0 = (al * stage.loads.len() + l) * 3;
             let f = Vec3::new(stage.forces[f0], stage.forces[f0 + 1], stage.forces[f0 + 2]);
-            let (fb, d1f) = point_force(&ws.g[k].transform_point(&load.offset), &f);
-            ws.fb[k] += fb * wdt;
-            ws.d1f[k] += d1f * wdt;
+            let p = ws.g[k].transform_point(&load.offset);
+            ws.fb[k] += point_wrench(&p, &f) * wdt;
+            if newton {
+                ws.d1f[k] += wrench_stiffness(&(hat(&f) * hat(&p)), &f) * wdt;
+            }
         }
     }
     // Backward pass (lines 9–20).
-    for k in 0..n * m {
-        ws.gam[k] = ws.fb[k];
-    }
+    ws.gam.copy_from_slice(&ws.fb);
     for i in (0..n).rev() {
         if let Some(p) = model.parent(i) {
             for al in 0..m {
@@ -106,15 +109,19 @@ pub(crate) fn evaluate(model: &Model, gal: &Galerkin, ws: &mut StageWorkspace, s
             }
         }
     }
+    let mut smu = [0.0; super::galerkin::MAX_STAGE_ORDER + 1];
     for i in 0..n {
+        for (be, v) in smu.iter_mut().enumerate().take(m) {
+            let k = ws.idx(i, be);
+            *v = ws.sb[k].dot(&ws.mu[k]);
+        }
         for al in 0..m {
             let k = ws.idx(i, al);
             let wdt = gal.w(al) * dt;
             let omega = ad_transpose_mul(&ws.v[k], &ws.mu[k]) * wdt + ws.gam[k];
             let mut r = ws.sb[k].dot(&omega);
-            for be in 0..m {
-                let kb = ws.idx(i, be);
-                r += gal.a(al, be) * ws.sb[kb].dot(&ws.mu[kb]);
+            for (be, v) in smu.iter().enumerate().take(m) {
+                r += gal.a(al, be) * v;
             }
             let u: f64 = ws.drives[i]
                 .iter()
@@ -129,13 +136,50 @@ pub(crate) fn evaluate(model: &Model, gal: &Galerkin, ws: &mut StageWorkspace, s
     }
 }
 
-/// The spatial wrench `F̄ = (p × f, f)` of a world force `f` at the world point `p`, and its
-/// derivative `D₁F̄ = [[f̂ p̂, −f̂], [0, 0]]` along a spatial variation `η̄` of the body carrying the
-/// point (`δp = η̄_ω × p + η̄_v`, Definition J.3).
-pub(crate) fn point_force(p: &Vec3, f: &Vec3) -> (Vec6, Mat6) {
-    let fh = hat(f);
+/// The motion of body `i` at control point `al` from its joint's position `qi` and speed `qd`
+/// and its parent's entries: pose `g`, twist `S̄`, velocity `v̄ = v̄_par + S̄ q̇`, `Ṡ̄ = ad_v̄ S̄` and
+/// the body's own momentum `M̄ v̄` in `ws.mu` (Algorithm 1, lines 3–6).
+#[inline]
+pub(crate) fn body_motion(
+    model: &Model,
+    ws: &mut StageWorkspace,
+    i: usize,
+    al: usize,
+    qi: f64,
+    qd: f64,
+) {
+    let k = ws.idx(i, al);
+    let frame = &ws.frames[i];
+    let (g, vpar) = match model.parent(i) {
+        Some(p) => {
+            let kp = ws.idx(p, al);
+            (frame.pose(Some(&ws.g[kp]), qi), ws.v[kp])
+        }
+        None => (frame.pose(None, qi), Vec6::zeros()),
+    };
+    let sb = frame.twist(&g);
+    let v = vpar + sb * qd;
+    ws.mu[k] = frame.momentum(&g, &v);
+    ws.g[k] = g;
+    ws.sb[k] = sb;
+    ws.qd[k] = qd;
+    ws.v[k] = v;
+    ws.sd[k] = ad_mul(&v, &sb);
+}
+
+/// The spatial wrench `F̄ = (p × f, f)` of a world force `f` at the world point `p`.
+#[inline]
+pub(crate) fn point_wrench(p: &Vec3, f: &Vec3) -> Vec6 {
+    stack(&p.cross(f), f)
+}
+
+/// `D₁F̄ = [[f̂ p̂, −f̂], [0, 0]]`, the derivative of the wrench of [`point_wrench`] along a spatial
+/// variation `η̄` of the body carrying the point (`δp = η̄_ω × p + η̄_v`, Definition J.3), from
+/// its blocks `f̂ p̂` and `f`.
+#[inline]
+pub(crate) fn wrench_stiffness(fp: &Mat3, f: &Vec3) -> Mat6 {
     let mut d = Mat6::zeros();
-    d.fixed_view_mut::<3, 3>(0, 0).copy_from(&(fh * hat(p)));
-    d.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-fh));
-    (stack(&p.cross(f), f), d)
+    d.fixed_view_mut::<3, 3>(0, 0).copy_from(fp);
+    d.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-hat(f)));
+    d
 }

@@ -2,39 +2,34 @@
 //! energy), Algorithm 3 (Hessian of the gravitational potential) and the chain rule through
 //! Eqs. 2, 4 and 5.
 
-use super::{Galerkin, Stage, StageWorkspace, del::evaluate};
+use super::del::{Detail, evaluate, point_wrench, wrench_stiffness};
+use super::galerkin::MAX_STAGE_ORDER;
+use super::{Galerkin, Stage, StageWorkspace};
 use crate::model::Model;
-use crate::spatial::{Mat6, Vec3, Vec6, ad_dual, ad_mul, hat, lower, upper};
+use crate::spatial::{Inertia, Vec3, Vec6, ad_mul, ad_transpose_mul, hat, lower, upper};
 use nalgebra::{DMatrix, DVector};
 
-/// Per-control-point second derivatives, preallocated.
+/// Per-body vectors of Algorithms 2 and 3 at every control point (index `i·(s+1) + α`),
+/// preallocated.
 #[derive(Clone, Debug)]
 pub(crate) struct LinearizeBuffers {
-    /// `∂²K/∂q̇∂q̇` at each control point.
-    kvv: Vec<DMatrix<f64>>,
-    /// `[i][j] = ∂/∂q_j (∂K/∂q̇_i)`.
-    kvq: Vec<DMatrix<f64>>,
-    /// `∂²K/∂q∂q`.
-    kqq: Vec<DMatrix<f64>>,
-    /// `∂²V/∂q∂q` plus minus the derivative of the load forces: the stiffness of the
-    /// position-dependent generalized forces, sign as it enters `−∂V/∂q + Jᵀf`.
-    fq: Vec<DMatrix<f64>>,
-    composite: Vec<Mat6>,
-    mass: Vec<f64>,
-    moment: Vec<Vec3>,
+    /// `M̄ᴬ_i = M̄ᶜ_i S̄_i`.
+    pub(crate) ma: Vec<Vec6>,
+    /// `M̄ᴮ_i = M̄ᶜ_i Ṡ̄_i − ad^D_{μ̄_i} S̄_i`.
+    pub(crate) mb: Vec<Vec6>,
+    /// `σ_i = ĝ (m_i S̄_i,v − ĥ_i S̄_i,ω)` of the subtree's mass `m_i` and first moment `h_i`.
+    pub(crate) sigma: Vec<Vec3>,
+    /// Composite inertias of one control point.
+    pub(crate) composite: Vec<Inertia>,
 }
 
 impl LinearizeBuffers {
     pub(crate) fn new(n: usize, s: usize) -> Self {
-        let mats = || vec![DMatrix::zeros(n, n); s + 1];
         Self {
-            kvv: mats(),
-            kvq: mats(),
-            kqq: mats(),
-            fq: mats(),
-            composite: vec![Mat6::zeros(); n],
-            mass: vec![0.0; n],
-            moment: vec![Vec3::zeros(); n],
+            ma: vec![Vec6::zeros(); n * (s + 1)],
+            mb: vec![Vec6::zeros(); n * (s + 1)],
+            sigma: vec![Vec3::zeros(); n * (s + 1)],
+            composite: vec![Inertia::zero(); n],
         }
     }
 }
@@ -76,8 +71,10 @@ impl StageJacobian {
 /// `∂²K/∂q̇_i∂q̇_j = S̄_jᵀM̄ᴬ_i`, `∂/∂q_j ∂K/∂q̇_i = Ṡ̄_jᵀM̄ᴬ_i`, `∂/∂q_i ∂K/∂q̇_j = S̄_jᵀM̄ᴮ_i`,
 /// `∂²K/∂q_i∂q_j = Ṡ̄_jᵀM̄ᴮ_i`; Algorithm 3 gives `∂²V/∂q_i∂q_j = s̄_jᵀ ĝ(σ_m n̄_i − σ̂_p s̄_i)`.
 /// The chain rule through `D_{α+1}L_d = w^α Δt ∂L/∂q(α) + Σ_β a^{αβ} ∂L/∂q̇(β)` and
-/// `q̇^β = Σ_γ b^{βγ} q^γ / Δt` then gives every block in O(s²n²) (plus O(s³n²) for the sums over
-/// β, s being a small constant).
+/// `q̇^β = Σ_γ b^{βγ} q^γ / Δt` then gives every block. The per-body vectors are computed once
+/// per control point in O(n); each related pair `(i, j)` then costs the five products above at
+/// every control point and writes its entries of all `(s+1)²` blocks directly, so no `n×n`
+/// intermediate is formed: O(s²n·d) for a tree of depth `d`.
 ///
 /// # Panics
 /// If the buffers, the stage or `jac` do not match the model and integrator.
@@ -101,23 +98,27 @@ pub fn linearize(
         m * nl * 3,
         "StageJacobian built for another load count"
     );
-    evaluate(model, gal, ws, stage);
+    evaluate(model, gal, ws, stage, Detail::Residual);
     for i in 0..n {
         for al in 0..m {
             jac.value[al * n + i] = ws.r[ws.idx(i, al)];
         }
     }
     for al in 0..m {
-        kinetic_hessians(model, ws, al);
-        potential_hessian(model, ws, al);
-        for (l, load) in stage.loads.iter().enumerate() {
-            let f0 = (al * nl + l) * 3;
-            let f = Vec3::new(stage.forces[f0], stage.forces[f0 + 1], stage.forces[f0 + 2]);
-            load_stiffness(model, ws, al, load.body, &load.offset, &f);
-        }
+        body_vectors(model, ws, al);
     }
     let dt = stage.dt;
-    jac.dq.fill(0.0);
+    if !ws.tree.is_chain() {
+        jac.dq.fill(0.0);
+    }
+    match m {
+        2 => related_pairs::<2>(gal, ws, dt, jac),
+        3 => related_pairs::<3>(gal, ws, dt, jac),
+        4 => related_pairs::<4>(gal, ws, dt, jac),
+        5 => related_pairs::<5>(gal, ws, dt, jac),
+        6 => related_pairs::<6>(gal, ws, dt, jac),
+        _ => related_pairs::<{ MAX_STAGE_ORDER + 1 }>(gal, ws, dt, jac),
+    }
     for al in 0..m {
         let wdt = gal.w(al) * dt;
         // Diagonal joint terms of springs (∂Q/∂q) and dampers (∂Q/∂q̇).
@@ -128,38 +129,18 @@ pub fn linearize(
                 jac.dq[(al * n + i, ga * n + i)] -= wdt * j.damping * gal.b(al, ga) / dt;
             }
         }
-        for ga in 0..m {
-            // ∂r^α/∂q^γ = w^α Δt [δ_αγ (∂²K/∂q² − ∂²V/∂q² + ∂Q_load/∂q) + b^{αγ}/Δt (∂/∂q̇ ∂K/∂q)]
-            //           + Σ_β a^{αβ} [δ_βγ ∂/∂q ∂K/∂q̇ (β) + b^{βγ}/Δt ∂²K/∂q̇² (β)]
-            let c_own = gal.a(al, ga);
-            let c_cross = gal.w(al) * gal.b(al, ga);
-            let lb = &ws.lin;
-            let (own, cross) = (lb.kvq[ga].as_slice(), lb.kvq[al].as_slice());
-            let (kqq, fq) = (lb.kqq[al].as_slice(), lb.fq[al].as_slice());
-            let mut coef = [0.0; 7];
-            for (be, c) in coef.iter_mut().enumerate().take(m) {
-                *c = gal.a(al, be) * gal.b(be, ga) / dt;
-            }
-            let rows = jac.dq.nrows();
-            let out = jac.dq.as_mut_slice();
-            for j in 0..n {
-                let col = (ga * n + j) * rows + al * n;
-                for i in 0..n {
-                    let ij = j * n + i;
-                    let mut v = c_own * own[ij] + c_cross * cross[i * n + j];
-                    if al == ga {
-                        v += wdt * (kqq[ij] + fq[ij]);
-                    }
-                    for (be, c) in coef.iter().enumerate().take(m) {
-                        v += c * lb.kvv[be].as_slice()[ij];
-                    }
-                    out[col + i] += v;
-                }
-            }
+        for (l, load) in stage.loads.iter().enumerate() {
+            let f0 = (al * nl + l) * 3;
+            let f = Vec3::new(stage.forces[f0], stage.forces[f0 + 1], stage.forces[f0 + 2]);
+            load_stiffness(ws, al, wdt, load.body, &load.offset, &f, &mut jac.dq);
         }
     }
-    jac.du.fill(0.0);
     for al in 0..m {
+        for (i, drives) in ws.drives.iter().enumerate() {
+            for &(c, _) in drives {
+                jac.du[(al * n + i, al * ws.n_u + c)] = 0.0;
+            }
+        }
         let wdt = gal.w(al) * dt;
         for (i, drives) in ws.drives.iter().enumerate() {
             for &(c, f) in drives {
@@ -173,7 +154,7 @@ pub fn linearize(
         for (l, load) in stage.loads.iter().enumerate() {
             let kb = ws.idx(load.body, al);
             let p = ws.g[kb].transform_point(&load.offset);
-            for jn in model.ancestors_inclusive(load.body) {
+            for &jn in ws.tree.path(load.body) {
                 let sj = &ws.sb[ws.idx(jn, al)];
                 let col = lower(sj) + upper(sj).cross(&p);
                 for d in 0..3 {
@@ -184,95 +165,199 @@ pub fn linearize(
     }
 }
 
-/// Algorithm 2 at control point `al`: fills `kvv`, `kvq`, `kqq` in O(n·depth).
-fn kinetic_hessians(model: &Model, ws: &mut StageWorkspace, al: usize) {
-    let n = model.dof();
-    let m = ws.s + 1;
-    for i in 0..n {
-        ws.lin.composite[i] = ws.mb[i * m + al];
-    }
-    let lb = &mut ws.lin;
-    let (kvv, kvq, kqq) = (&mut lb.kvv[al], &mut lb.kvq[al], &mut lb.kqq[al]);
-    kvv.fill(0.0);
-    kvq.fill(0.0);
-    kqq.fill(0.0);
-    for i in (0..n).rev() {
-        let ki = i * m + al;
-        let ic = lb.composite[i];
-        let ma = ic * ws.sb[ki];
-        let mb = ic * ws.sd[ki] - ad_dual(&ws.mu[ki]) * ws.sb[ki];
-        for j in model.ancestors_inclusive(i) {
-            let kj = j * m + al;
-            let (sj, sdj) = (ws.sb[kj], ws.sd[kj]);
-            let a = sj.dot(&ma);
-            kvv[(i, j)] = a;
-            kvv[(j, i)] = a;
-            kvq[(i, j)] = sdj.dot(&ma);
-            kvq[(j, i)] = sj.dot(&mb);
-            let c = sdj.dot(&mb);
-            kqq[(i, j)] = c;
-            kqq[(j, i)] = c;
-        }
-        if let Some(p) = model.parent(i) {
-            lb.composite[p] += ic;
-        }
-    }
-}
-
-/// Algorithm 3 at control point `al`: `fq = −∂²V/∂q²` in O(n·depth), with the world-frame
-/// centres of mass standing for the paper's frame origins `p_i`.
-fn potential_hessian(model: &Model, ws: &mut StageWorkspace, al: usize) {
+/// The per-body vectors of Algorithms 2 and 3 at control point `al`, from the leaves to the
+/// root with the composite inertias in compact form.
+pub(crate) fn body_vectors(model: &Model, ws: &mut StageWorkspace, al: usize) {
     let n = model.dof();
     let m = ws.s + 1;
     let gh = hat(&model.gravity());
-    let lb = &mut ws.lin;
-    for (i, j) in model.joints().iter().enumerate() {
-        lb.mass[i] = j.mass;
-        lb.moment[i] = j.mass * ws.g[i * m + al].transform_point(&j.com);
+    for i in 0..n {
+        ws.lin.composite[i] = ws.frames[i].inertia.transformed(&ws.g[i * m + al]);
     }
-    let fq = &mut lb.fq[al];
-    fq.fill(0.0);
     for i in (0..n).rev() {
-        let si = ws.sb[i * m + al];
-        let sigma = gh * (lb.mass[i] * lower(&si) - hat(&lb.moment[i]) * upper(&si));
-        for j in model.ancestors_inclusive(i) {
-            let v = -upper(&ws.sb[j * m + al]).dot(&sigma);
-            fq[(i, j)] = v;
-            fq[(j, i)] = v;
-        }
+        let k = i * m + al;
+        let ic = ws.lin.composite[i];
+        let (sb, sd) = (ws.sb[k], ws.sd[k]);
+        ws.lin.ma[k] = ic.mul_twist(&sb);
+        ws.lin.mb[k] = ic.mul_twist(&sd) - ad_transpose_mul(&sb, &ws.mu[k]);
+        ws.lin.sigma[k] = gh * (ic.mass * lower(&sb) - ic.moment.cross(&upper(&sb)));
         if let Some(p) = model.parent(i) {
-            let (mi, pi) = (lb.mass[i], lb.moment[i]);
-            lb.mass[p] += mi;
-            lb.moment[p] += pi;
+            ws.lin.composite[p] += ic;
         }
     }
 }
 
-/// Adds to `fq` the derivative of the generalized force `Q_j = S̄_jᵀ F̄` of a world force `f` at a
-/// point of `body`, `F̄ = (p × f, f)`: for `j, k ∈ anc(body) ∪ {body}`,
-/// `∂Q_j/∂q_k = F̄ᵀ ad_{S̄_k} S̄_j [k ∈ anc(j)] + S̄_jᵀ D₁F̄ S̄_k` (Eqs. J.7a and J.3).
+/// Writes the entries of every related pair `(i, j)`, `j ∈ anc(i) ∪ {i}`, into all blocks of
+/// `jac.dq`, for `M = s + 1` control points, with the per-point second derivatives
+/// `A = S̄_j·M̄ᴬ_i = ∂²K/∂q̇_i∂q̇_j`, `P = Ṡ̄_j·M̄ᴬ_i = ∂/∂q_j ∂K/∂q̇_i`,
+/// `Q = S̄_j·M̄ᴮ_i = ∂/∂q_i ∂K/∂q̇_j` and `D = Ṡ̄_j·M̄ᴮ_i − ∂²V/∂q_i∂q_j` and the
+/// coefficients of [`BlockCoefficients::linearization`].
+fn related_pairs<const M: usize>(
+    gal: &Galerkin,
+    ws: &StageWorkspace,
+    dt: f64,
+    jac: &mut StageJacobian,
+) {
+    let n = ws.n;
+    let coef = BlockCoefficients::<M>::linearization(gal, dt);
+    let out = jac.dq.as_mut_slice();
+    let lb = &ws.lin;
+    for i in 0..n {
+        let ki = i * M;
+        let (ma, mb, sigma) = (
+            &lb.ma[ki..ki + M],
+            &lb.mb[ki..ki + M],
+            &lb.sigma[ki..ki + M],
+        );
+        for &j in ws.tree.path(i) {
+            let kj = j * M;
+            let (sj, sdj) = (&ws.sb[kj..kj + M], &ws.sd[kj..kj + M]);
+            let mut v = PairValues::<M>::default();
+            for be in 0..M {
+                v.a[be] = sj[be].dot(&ma[be]);
+                v.p[be] = sdj[be].dot(&ma[be]);
+                v.q[be] = sj[be].dot(&mb[be]);
+                v.d[be] = sdj[be].dot(&mb[be]) - upper(&sj[be]).dot(&sigma[be]);
+            }
+            coef.write(out, n, i, j, &v);
+        }
+    }
+}
+
+/// The four second derivatives of a related pair `(i, j)`, `j ∈ anc(i) ∪ {i}`, of a function of
+/// `(q, q̇)` at each of `M` control points, as [`BlockCoefficients::write`] combines them: `a`
+/// the `q̇_i q̇_j` entry, `p` the `q̇_i q_j` entry, `q` the `q_i q̇_j` entry and `d` the `q_i q_j`
+/// entry (`p = q` when `i = j`).
+pub(crate) struct PairValues<const M: usize> {
+    pub a: [f64; M],
+    pub p: [f64; M],
+    pub q: [f64; M],
+    pub d: [f64; M],
+}
+
+impl<const M: usize> Default for PairValues<M> {
+    fn default() -> Self {
+        Self {
+            a: [0.0; M],
+            p: [0.0; M],
+            q: [0.0; M],
+            d: [0.0; M],
+        }
+    }
+}
+
+/// How per-control-point second derivatives in `(q^β, q̇^β)` combine into the `(α, γ)` block of
+/// a stage matrix over the control points, `q̇^β = Σ_γ b^{βγ} q^γ / Δt`:
+///
+/// ```text
+/// block(α, γ)[i][j] = own^{αγ} P^γ + cross^{αγ} Q^α + δ_αγ diag^α D^α + Σ_β mass^{αγβ} A^β
+/// block(α, γ)[j][i] = own^{αγ} Q^γ + cross^{αγ} P^α + δ_αγ diag^α D^α + Σ_β mass^{αγβ} A^β
+/// ```
+///
+/// The stage Jacobian and the stage Hessian differ only in these coefficients.
+pub(crate) struct BlockCoefficients<const M: usize> {
+    own: [[f64; M]; M],
+    cross: [[f64; M]; M],
+    diag: [f64; M],
+    mass: [[[f64; M]; M]; M],
+}
+
+impl<const M: usize> BlockCoefficients<M> {
+    /// The DEL Jacobian `∂r^α/∂q^γ` through `D_{α+1}L_d = w^α Δt ∂L/∂q(α) + Σ_β a^{αβ} ∂L/∂q̇(β)`:
+    /// `own = a^{αγ}`, `cross = w^α b^{αγ}`, `diag = w^α Δt`, `mass = a^{αβ} b^{βγ} / Δt`.
+    pub(crate) fn linearization(gal: &Galerkin, dt: f64) -> Self {
+        let mut c = Self::zero();
+        for al in 0..M {
+            c.diag[al] = gal.w(al) * dt;
+            for ga in 0..M {
+                c.own[al][ga] = gal.a(al, ga);
+                c.cross[al][ga] = gal.w(al) * gal.b(al, ga);
+                for be in 0..M {
+                    c.mass[al][ga][be] = gal.a(al, be) * gal.b(be, ga) / dt;
+                }
+            }
+        }
+        c
+    }
+
+    /// The Hessian `∂²Φ/∂q^α∂q^γ` of `Φ = Σ_β φ_β(q^β, q̇^β)`: `own = b^{γα}/Δt`,
+    /// `cross = b^{αγ}/Δt`, `diag = 1`, `mass = b^{βα} b^{βγ} / Δt²`.
+    pub(crate) fn hessian(gal: &Galerkin, dt: f64) -> Self {
+        let mut c = Self::zero();
+        for al in 0..M {
+            c.diag[al] = 1.0;
+            for ga in 0..M {
+                c.own[al][ga] = gal.b(ga, al) / dt;
+                c.cross[al][ga] = gal.b(al, ga) / dt;
+                for be in 0..M {
+                    c.mass[al][ga][be] = gal.b(be, al) * gal.b(be, ga) / (dt * dt);
+                }
+            }
+        }
+        c
+    }
+
+    fn zero() -> Self {
+        Self {
+            own: [[0.0; M]; M],
+            cross: [[0.0; M]; M],
+            diag: [0.0; M],
+            mass: [[[0.0; M]; M]; M],
+        }
+    }
+
+    /// Writes the entries of the pair `(i, j)` into every block of the column-major `(M·n)²`
+    /// matrix `out`.
+    #[inline]
+    pub(crate) fn write(&self, out: &mut [f64], n: usize, i: usize, j: usize, v: &PairValues<M>) {
+        let rows = M * n;
+        for ga in 0..M {
+            let (col_j, col_i) = ((ga * n + j) * rows, (ga * n + i) * rows);
+            for al in 0..M {
+                let mut common: f64 = (0..M).map(|be| self.mass[al][ga][be] * v.a[be]).sum();
+                if al == ga {
+                    common += self.diag[al] * v.d[al];
+                }
+                out[col_j + al * n + i] =
+                    common + self.own[al][ga] * v.p[ga] + self.cross[al][ga] * v.q[al];
+                if i != j {
+                    out[col_i + al * n + j] =
+                        common + self.own[al][ga] * v.q[ga] + self.cross[al][ga] * v.p[al];
+                }
+            }
+        }
+    }
+}
+
+/// Adds to the diagonal block `α` of `dq` the derivative of the generalized force
+/// `Q_j = S̄_jᵀ F̄` of a world force `f` at a point of `body`, `F̄ = (p × f, f)`, times `w^α Δt`:
+/// for `j, k ∈ anc(body) ∪ {body}`, `∂Q_j/∂q_k = F̄ᵀ ad_{S̄_k} S̄_j [k ∈ anc(j)] + S̄_jᵀ D₁F̄ S̄_k`
+/// (Eqs. J.7a and J.3).
 fn load_stiffness(
-    model: &Model,
-    ws: &mut StageWorkspace,
+    ws: &StageWorkspace,
     al: usize,
+    wdt: f64,
     body: usize,
     offset: &Vec3,
     f: &Vec3,
+    dq: &mut DMatrix<f64>,
 ) {
-    let m = ws.s + 1;
+    let (n, m) = (ws.n, ws.s + 1);
     let p = ws.g[body * m + al].transform_point(offset);
-    let (fbar, d1f) = super::del::point_force(&p, f);
-    let fq = &mut ws.lin.fq[al];
-    for j in model.ancestors_inclusive(body) {
+    let fbar = point_wrench(&p, f);
+    let d1f = wrench_stiffness(&(hat(f) * hat(&p)), f);
+    let path = ws.tree.path(body);
+    for (a, &j) in path.iter().enumerate() {
         let sj: Vec6 = ws.sb[j * m + al];
         let row = d1f.tr_mul(&sj);
-        for k in model.ancestors_inclusive(body) {
+        for (b, &k) in path.iter().enumerate() {
             let sk = ws.sb[k * m + al];
             let mut v = row.dot(&sk);
-            if k < j && model.is_ancestor_or_self(k, j) {
+            // Path entries run from `body` to the root: k is a strict ancestor of j if b > a.
+            if b > a {
                 v += fbar.dot(&ad_mul(&sk, &sj));
             }
-            fq[(j, k)] += v;
+            dq[(al * n + j, al * n + k)] += wdt * v;
         }
     }
 }

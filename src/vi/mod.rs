@@ -12,6 +12,9 @@
 //! - [`del_residual`] evaluates them in O(sn) (Algorithm 1, Proposition 1);
 //! - [`newton_direction`] solves `J δq̄ = −r` for `q^{k,1..=s}` in O(s³n) (Algorithms I.1/I.2);
 //! - [`linearize`] differentiates the stage in O(s²n²) (Algorithms 2, 3 and the chain rule);
+//! - [`del_gradient`] gives `∇_q (λᵀ r)` in O(sn), and [`del_hessian`] its analytic Jacobian
+//!   `∇²_q (λᵀ r)` in O(s²n²) (the Lagrangian's third derivative along one direction per control
+//!   point); [`lagrangian_curvature`] is the same at one state;
 //! - [`simulate`](simulate::simulate) steps a robot forward with Newton's method.
 //!
 //! Forces: gravity (through the model), joint springs and dampers, actuator torques `u` on the
@@ -22,19 +25,27 @@
 mod constrained;
 pub mod contact_simulation;
 mod del;
+mod del_gradient;
+mod del_hessian;
 pub mod galerkin;
+mod lagrangian_curvature;
 mod linearize;
 mod newton;
 pub mod simulate;
+mod tangent;
 
 pub use constrained::{
     ConstraintWorkspace, PointConstraint, constrained_newton_direction, constrained_residual,
 };
 pub use del::del_residual;
+pub use del_gradient::{LoadWorkspace, StageGradient, del_gradient, load_gradient};
+pub use del_hessian::{LOAD_DIFFERENCE_STEP, del_hessian};
 pub use galerkin::Galerkin;
+pub use lagrangian_curvature::{LagrangianCurvature, PointWorkspace, lagrangian_curvature};
 pub use linearize::{StageJacobian, linearize};
 pub use newton::{SingularJacobian, newton_direction};
 
+use crate::dynamics::JointFrame;
 use crate::model::Model;
 use crate::spatial::{Mat6, Transform, Vec3, Vec6};
 
@@ -89,6 +100,8 @@ pub struct StageWorkspace {
     /// Per joint, the actuator inputs acting on it with their factors ([`Model::drives`]).
     drives: Vec<Vec<(usize, f64)>>,
     n_u: usize,
+    frames: Vec<JointFrame>,
+    tree: Paths,
     pub(crate) g: Vec<Transform>,
     pub(crate) sb: Vec<Vec6>,
     pub(crate) mb: Vec<Mat6>,
@@ -102,13 +115,27 @@ pub struct StageWorkspace {
     pub(crate) r: Vec<f64>,
     pub(crate) newton: newton::NewtonBuffers,
     pub(crate) lin: linearize::LinearizeBuffers,
+    pub(crate) tangent: tangent::TangentBuffers,
+    /// The direction `(c_1, c_2)` of one control point of [`del_gradient`] and [`del_hessian`].
+    pub(crate) c1: Vec<f64>,
+    pub(crate) c2: Vec<f64>,
+    pub(crate) loads: del_gradient::LoadWorkspace,
+    pub(crate) load_curvature: del_hessian::LoadCurvatureBuffers,
 }
 
 impl StageWorkspace {
     /// Buffers for `model` under the integrator `gal`.
     pub fn new(model: &Model, gal: &Galerkin) -> Self {
+        Self::with_intervals(model, gal.s())
+    }
+
+    /// Buffers for one control point (`s = 0`): the single-state algorithms.
+    pub(crate) fn point(model: &Model) -> Self {
+        Self::with_intervals(model, 0)
+    }
+
+    fn with_intervals(model: &Model, s: usize) -> Self {
         let n = model.dof();
-        let s = gal.s();
         let m = s + 1;
         let mut drives = vec![Vec::new(); n];
         for d in model.drives() {
@@ -119,6 +146,8 @@ impl StageWorkspace {
             s,
             drives,
             n_u: model.actuated_joints().len(),
+            frames: model.joints().iter().map(JointFrame::new).collect(),
+            tree: Paths::new(model),
             g: vec![Transform::identity(); n * m],
             sb: vec![Vec6::zeros(); n * m],
             mb: vec![Mat6::zeros(); n * m],
@@ -132,6 +161,11 @@ impl StageWorkspace {
             r: vec![0.0; n * m],
             newton: newton::NewtonBuffers::new(n, s),
             lin: linearize::LinearizeBuffers::new(n, s),
+            tangent: tangent::TangentBuffers::new(n, s),
+            c1: vec![0.0; n],
+            c2: vec![0.0; n],
+            loads: del_gradient::LoadWorkspace::new(model),
+            load_curvature: del_hessian::LoadCurvatureBuffers::new(n),
         }
     }
 
@@ -151,5 +185,38 @@ impl StageWorkspace {
     #[inline]
     fn idx(&self, i: usize, alpha: usize) -> usize {
         i * (self.s + 1) + alpha
+    }
+}
+
+/// Each body's path to the root, itself first: the ancestor loops of the stage algorithms over
+/// contiguous memory.
+#[derive(Clone, Debug)]
+pub(crate) struct Paths {
+    flat: Vec<usize>,
+    start: Vec<usize>,
+    chain: bool,
+}
+
+impl Paths {
+    pub(crate) fn new(model: &Model) -> Self {
+        let mut flat = Vec::new();
+        let mut start = vec![0];
+        for i in 0..model.dof() {
+            flat.extend(model.ancestors_inclusive(i));
+            start.push(flat.len());
+        }
+        let chain = (0..model.dof()).all(|i| start[i + 1] - start[i] == i + 1);
+        Self { flat, start, chain }
+    }
+
+    /// `i` and its ancestors, from `i` towards the root.
+    #[inline]
+    pub(crate) fn path(&self, i: usize) -> &[usize] {
+        &self.flat[self.start[i]..self.start[i + 1]]
+    }
+
+    /// Whether of any two bodies one is an ancestor of the other (a serial chain).
+    pub(crate) fn is_chain(&self) -> bool {
+        self.chain
     }
 }

@@ -14,7 +14,8 @@
 //! the right-hand side, so [`NewtonBuffers`] keeps the factorization and solves any number of
 //! right-hand sides in O(s²n) each (used by the constrained variant of §3.3).
 
-use super::{Galerkin, Stage, StageWorkspace, del::evaluate};
+use super::del::{Detail, evaluate};
+use super::{Galerkin, Stage, StageWorkspace};
 use crate::model::Model;
 use crate::spatial::{Mat6, Vec6, ad_dual};
 
@@ -117,7 +118,7 @@ pub fn newton_direction(
 ) -> Result<f64, SingularJacobian> {
     let (n, s) = (model.dof(), gal.s());
     assert_eq!(dq.len(), s * n, "dq must have s·n entries");
-    evaluate(model, gal, ws, stage);
+    evaluate(model, gal, ws, stage, Detail::Newton);
     if let Err(i) = factor(model, gal, ws, stage.dt) {
         return Err(SingularJacobian {
             joint: model.joint(i).name.clone(),

@@ -10,6 +10,13 @@ use crate::dynamics::{Workspace, forward_dynamics, mass_matrix, potential_energy
 use crate::model::Model;
 use nalgebra::{DMatrix, DVector};
 
+/// How far above the tolerance the residual may stay when Newton stops at the round-off floor
+/// (the line search cannot decrease it, or a full iteration no longer halves it).
+const ROUNDOFF_FLOOR: f64 = 1e4;
+/// A Newton iteration that leaves more than this fraction of the residual makes no quadratic
+/// progress: below [`ROUNDOFF_FLOOR`] times the tolerance that is round-off, not a bad step.
+const STAGNATION: f64 = 0.5;
+
 /// Step size, horizon and Newton settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SimulationOptions {
@@ -161,6 +168,7 @@ pub fn simulate(
         let mut converged = false;
         let mut iterations = 0;
         let mut failure = String::new();
+        let mut previous = f64::INFINITY;
         for it in 0..opts.max_iterations {
             iterations = it + 1;
             let stage = Stage {
@@ -189,6 +197,13 @@ pub fn simulate(
                 converged = true;
                 break;
             }
+            let level = (rn / tol_r).max(hn / tol_h);
+            let at_floor = level <= ROUNDOFF_FLOOR;
+            if at_floor && level > STAGNATION * previous {
+                converged = true;
+                break;
+            }
+            previous = level;
             let merit = |r: f64, h: f64| (r / scale).powi(2) + h.powi(2);
             let m0 = merit(rn, hn);
             let mut t = 1.0;
@@ -226,7 +241,7 @@ pub fn simulate(
             };
             if !accepted {
                 // At the round-off floor the merit cannot decrease any more.
-                if rn <= 1e4 * tol_r && hn <= 1e4 * tol_h {
+                if at_floor {
                     converged = true;
                 } else {
                     failure = format!(

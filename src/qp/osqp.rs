@@ -4,8 +4,9 @@
 //! `OSQP_INFTY = 1e30`. Its default tolerances (1e-3) are far too loose for an SQP step, so
 //! the backend asks for `eps_abs = eps_rel = qp_tolerance`, infeasibility tolerances of 1e-9,
 //! polishing (an active-set refinement that makes the solution exact when it succeeds) and a
-//! large iteration limit, spent in rounds of doubling length with vito's own face polish
-//! (`polish.rs`) tried between them (see [`FIRST_ROUND`]). The workspace is set up once;
+//! large iteration limit, spent in rounds of doubling length with vito's working-set solver
+//! (`active_set.rs`) started between them from the rows the ADMM iterate points at (see
+//! [`FIRST_ROUND`]). The workspace is set up once;
 //! later calls update `P`, `A`, `q`, `l`, `u` in place (keeping the factorization pattern)
 //! and warm start from the given primal and dual guess, or start cold (zeros) when there is
 //! none. The `rho` adaptation runs every 25 iterations rather than on OSQP's timing-based
@@ -18,8 +19,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use nalgebra_sparse::CscMatrix;
 use osqp::{CscMatrix as OsqpCsc, Problem, Settings, Status};
 
-use super::polish::Polish;
-use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
+use super::active_set::{ActiveSetQp, ActiveSetSettings, Side, working_set_of};
+use super::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// OSQP's representation of an infinite bound (`OSQP_INFTY` in its `constants.h`).
 pub const OSQP_INFTY: f64 = 1e30;
@@ -40,11 +41,9 @@ const INFEASIBILITY_TOLERANCE: f64 = 1e-9;
 const ADAPTIVE_RHO_INTERVAL: u32 = 25;
 
 /// ADMM iterations of the first round of a solve; each further round doubles it. Between
-/// rounds the active-set polish is tried on the current iterate, which certifies it once ADMM
-/// has found the face: the augmented QPs of the trajectory problems (`ρ` up to 10¹⁰ in `P`)
-/// took ADMM 10⁴–10⁵ iterations to reach 1e-9, and the face is usually found within a few
-/// thousand (acrobot, Hermite–Simpson: 36 SQP iterations in 3.7 s instead of 3.4 s per
-/// iteration).
+/// rounds the working-set solver is tried from the current iterate's active rows, which
+/// certifies the solution once ADMM has found the face: ADMM took 10⁴–10⁵ iterations to reach
+/// 1e-9 on the trajectory problems' QPs, and the face is usually found within a few thousand.
 const FIRST_ROUND: usize = 1000;
 
 struct Workspace {
@@ -64,13 +63,57 @@ pub struct OsqpQp {
     cold_y: Vec<f64>,
     kinds: Vec<RowKind>,
     max_iterations: usize,
-    polish: Polish,
+    polish: Option<Polish>,
+    polish_factorizations: usize,
+    active_set: ActiveSetSettings,
+}
+
+/// The working-set solver for OSQP's QP pattern, with its working set.
+struct Polish {
+    solver: ActiveSetQp,
+    sides: Vec<Side>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+}
+
+impl Polish {
+    /// Certifies a solution on the face the iterate `solution` points at; replaces it and
+    /// returns true when that succeeds.
+    fn polish(
+        &mut self,
+        qp: &QpProblem<'_>,
+        settings: &ActiveSetSettings,
+        solution: &mut QpSolution,
+    ) -> bool {
+        if solution.x.len() != self.x.len() || solution.y.len() != self.y.len() {
+            return false;
+        }
+        working_set_of(qp, &solution.x, &solution.y, &mut self.y, &mut self.sides);
+        let solved = self
+            .solver
+            .solve(qp, &mut self.sides, 0.0, settings, &mut self.x, &mut self.y)
+            .is_ok_and(|s| s.shift == 0.0);
+        if solved {
+            solution.x.copy_from_slice(&self.x);
+            solution.y.copy_from_slice(&self.y);
+        }
+        solved
+    }
 }
 
 impl OsqpQp {
     /// A backend with absolute and relative tolerance `tolerance` and at most
     /// `max_iterations` ADMM iterations per solve.
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
+        Self::with_active_set(tolerance, max_iterations, ActiveSetSettings::default())
+    }
+
+    /// [`OsqpQp::new`] whose working-set solver between the ADMM rounds uses `active_set`.
+    pub fn with_active_set(
+        tolerance: f64,
+        max_iterations: usize,
+        active_set: ActiveSetSettings,
+    ) -> Self {
         let settings = Settings::default()
             .verbose(false)
             .eps_abs(tolerance)
@@ -92,7 +135,9 @@ impl OsqpQp {
             cold_y: Vec::new(),
             kinds: Vec::new(),
             max_iterations,
-            polish: Polish::default(),
+            polish: None,
+            polish_factorizations: 0,
+            active_set,
         }
     }
 }
@@ -117,20 +162,6 @@ impl QpSolver for OsqpQp {
         "osqp"
     }
 
-    /// Polishing already returns the exact active-set solution at any scale, whereas ADMM
-    /// needs many more iterations to reach the relative tolerance on normalized data.
-    fn normalize_steps(&self) -> bool {
-        false
-    }
-
-    /// The weakly active rows that the default admits make the augmented QPs harder for ADMM:
-    /// with 1e-9, the arm's variational solve ended `QpFailure` after 22 iterations (a
-    /// feasibility QP ran to the iteration limit) and the 12-link pendulum's took 10⁵ ADMM
-    /// iterations per QP at `ρ ≈ 10¹⁰`.
-    fn active_multiplier(&self) -> f64 {
-        1e-6
-    }
-
     fn solve(
         &mut self,
         qp: &QpProblem<'_>,
@@ -151,6 +182,15 @@ impl QpSolver for OsqpQp {
         let (cold_x, cold_y) = (&mut self.cold_x, &mut self.cold_y);
         let (workspace, polish) = (&mut self.workspace, &mut self.polish);
         let max_iterations = self.max_iterations;
+        if !polish.as_ref().is_some_and(|p| p.solver.fits(qp)) {
+            *polish = Some(Polish {
+                solver: ActiveSetQp::new(qp, &self.active_set),
+                sides: vec![Side::Inactive; qp.lower.len()],
+                x: vec![0.0; qp.linear.len()],
+                y: vec![0.0; qp.lower.len()],
+            });
+        }
+        let active_set = &self.active_set;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if reusable && let Some(w) = workspace.as_mut() {
                 w.problem
@@ -220,7 +260,10 @@ impl QpSolver for OsqpQp {
                 if code != QpStatus::IterationLimit || iterations >= max_iterations {
                     break Ok((code, message, iterations));
                 }
-                if polish.polish(qp, solution) {
+                if polish
+                    .as_mut()
+                    .is_some_and(|p| p.polish(qp, active_set, solution))
+                {
                     break Ok((QpStatus::Solved, "polished", iterations));
                 }
                 // The next round continues from the last iterate (OSQP warm starts from it).
@@ -231,6 +274,13 @@ impl QpSolver for OsqpQp {
             Ok(Ok((code, message, iterations))) => {
                 solution.status = code;
                 solution.iterations = iterations;
+                // One factorization per setup or matrix update, and the working-set solver's.
+                let polished = self
+                    .polish
+                    .as_ref()
+                    .map_or(0, |p| p.solver.factorizations());
+                solution.factorizations = 1 + polished - self.polish_factorizations;
+                self.polish_factorizations = polished;
                 solution.message.clear();
                 solution.message.push_str("osqp: ");
                 solution.message.push_str(message);

@@ -16,7 +16,7 @@ use clarabel::solver::{
     ZeroConeT,
 };
 
-use super::qp::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
+use super::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// One row of the conic constraint matrix: the QP row it comes from and its sign.
 #[derive(Debug, Clone, Copy)]
@@ -229,6 +229,7 @@ impl QpSolver for ClarabelQp {
                     self.solver = None;
                     solution.status = QpStatus::Failed;
                     solution.iterations = 0;
+                    solution.factorizations = 0;
                     solution.message.clear();
                     let _ = write!(solution.message, "clarabel setup: {err}");
                     return;
@@ -241,6 +242,7 @@ impl QpSolver for ClarabelQp {
         solver.solve();
         let result = &solver.solution;
         solution.iterations = result.iterations as usize;
+        solution.factorizations = solution.iterations + 1;
         solution.status = match result.status {
             SolverStatus::Solved => QpStatus::Solved,
             SolverStatus::AlmostSolved => QpStatus::SolvedInaccurate,

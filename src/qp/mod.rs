@@ -1,4 +1,6 @@
-//! The QP subproblem interface shared by the backends.
+//! QP solvers: the interface an SQP's subproblems are posed in, the Clarabel and OSQP backends,
+//! and the working-set solver on the KKT system ([`ActiveSetQp`]). Nothing here knows about
+//! SQP.
 //!
 //! A backend solves
 //!
@@ -13,6 +15,18 @@
 //! builds its data structures at the first call and afterwards only refreshes values.
 
 use nalgebra_sparse::CscMatrix;
+
+mod active_set;
+mod clarabel;
+#[cfg(feature = "osqp")]
+mod osqp;
+pub(crate) mod sparse;
+
+pub(crate) use active_set::working_set_of;
+pub use active_set::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
+pub use clarabel::ClarabelQp;
+#[cfg(feature = "osqp")]
+pub use osqp::{OSQP_INFTY, OsqpQp};
 
 /// One QP instance, borrowed from the SQP iteration.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +69,8 @@ impl QpStatus {
 }
 
 /// A backend's answer. The vectors are resized by the backend and reused between calls.
+/// `x` and `y` may hold the backend's last iterate even when it reports no solution: the SQP
+/// starts its working-set solver from the rows that iterate points at.
 #[derive(Debug, Clone)]
 pub struct QpSolution {
     /// Outcome of the solve.
@@ -66,6 +82,9 @@ pub struct QpSolution {
     pub y: Vec<f64>,
     /// Iterations the backend took.
     pub iterations: usize,
+    /// Numeric factorizations of a KKT matrix the backend performed (an interior-point method
+    /// factors once per iteration, plus once for its starting point).
+    pub factorizations: usize,
     /// Backend detail for `Failed` (and any other status the backend explains).
     pub message: String,
 }
@@ -77,35 +96,20 @@ impl Default for QpSolution {
             x: Vec::new(),
             y: Vec::new(),
             iterations: 0,
+            factorizations: 0,
             message: String::new(),
         }
     }
 }
 
-/// A QP backend. Implementations keep their factorization workspace between calls.
+/// A QP backend for convex QPs (`P` positive semidefinite). The SQP calls it for the first QP
+/// of a solve, when its own working-set solver fails, and for the elastic and restoration
+/// subproblems; it must report `PrimalInfeasible` only for an inconsistent QP (the SQP then
+/// relaxes the linearization). Implementations keep their factorization workspace between
+/// calls.
 pub trait QpSolver {
     /// Short name of the backend, for logs.
     fn name(&self) -> &'static str;
-
-    /// Whether the SQP should pose the QP in the normalized step `d / s` (`s` the previous
-    /// step length), which turns the backend's absolute tolerances into relative ones near a
-    /// solution. True for backends whose accuracy is limited by absolute tolerances.
-    fn normalize_steps(&self) -> bool {
-        true
-    }
-
-    /// Fraction of the largest multiplier above which the exact Hessian model counts a row as
-    /// active and adds it to its augmentation (`hessian.rs`). The QP answers are polished
-    /// (`polish.rs`), which gives inactive rows exactly zero multipliers; an interior-point
-    /// answer that is not polished gives them multipliers of the order of the QP tolerance.
-    /// 1e-9 by default. On the 12-link pendulum, at 1e-6 the speed limits held at their bound
-    /// with multipliers between 2·10⁻⁵ and 2·10⁻² (the largest is 2·10⁴) were left out, the
-    /// Lagrangian's Hessian had an eigenvalue of about −0.03 on the null space of the rest,
-    /// and the variational solve spent 473 iterations (112 s) in the objective-curvature
-    /// model; at 1e-9 it takes 78 (17 s) with Clarabel.
-    fn active_multiplier(&self) -> f64 {
-        1e-9
-    }
 
     /// Solves `qp`, starting from `(x, y)` when the backend can warm start (the slices are
     /// empty when there is no guess).

@@ -1,0 +1,1025 @@
+//! The QP subproblem solved on the KKT system of a working set, with inertia control, on one
+//! sparse `LDLᵀ` whose symbolic analysis is done once per pattern.
+//!
+//! For `min ½xᵀPx + qᵀx` s.t. `l <= Ax <= u` (`P` symmetric, possibly indefinite) and a working
+//! set `W` of rows held at one of their bounds `b_W`, the face problem is
+//!
+//! ```text
+//! [ P + δI   A_Wᵀ ] [ x ]   [ -q + δ x_c ]
+//! [ A_W     -E_W  ] [ y ] = [    b_W     ]
+//! ```
+//!
+//! (`x_c = 0` except in the proximal steps below).
+//!
+//! **One pattern for every working set.** The matrix is stored over *all* rows: a row outside
+//! `W` keeps its pattern but gets zero values and `-1` on the diagonal, so its multiplier is
+//! exactly zero and it contributes one negative eigenvalue. The ordering and the symbolic
+//! factorization are computed once; each working set costs one numeric refactorization, and a
+//! matrix that has not changed (a second-order correction, a proximal step) none.
+//!
+//! **Inertia control** (Wächter & Biegler 2006, §3.1). The face solution minimizes the QP on
+//! the face when the reduced Hessian of `P + δI` on the null space of `A_W` is positive
+//! definite, i.e. when the matrix has `n` positive and `m` negative eigenvalues. `δ` stays at
+//! the caller's floor (usually 0) when that holds; otherwise it follows IPOPT's schedule: `δ₀`
+//! (or a fraction of the last shift), then growing until the inertia is right. Within one QP
+//! the shift only grows, so the final solution is optimal for one model `P + δI`.
+//!
+//! **Stable without pivoting.** QDLDL does not pivot. The multipliers of rows with at most
+//! `dense_row` entries are eliminated first, with the dual regularization `E_W = ε‖aᵢ‖²/σ`
+//! (`σ = max(1, max |P_jj|)`) on their diagonal: what is left to factor is
+//! `P + δI + σ Σ_{i∈W} nᵢnᵢᵀ/ε` (unit normals `nᵢ`), positive definite exactly when the
+//! inertia is right, whose `LDLᵀ` is a Cholesky factorization, stable in any order (AMD orders
+//! it). Longer rows are ordered by AMD among the primal variables. Iterative refinement on the
+//! unregularized face system removes the regularization's bias; on a degenerate face
+//! (linearly dependent active rows, consistent) it converges to a solution with bounded
+//! multipliers.
+//!
+//! **From a working set** ([`ActiveSetQp::solve`]; primal-dual active set, Hintermüller, Ito &
+//! Kunisch 2002). After each face solve, rows outside `W` that the solution violates enter
+//! at the violated side and inequality rows of `W` whose multiplier has the wrong sign leave,
+//! the largest first. A face that turns out inconsistent (dependent rows at incompatible
+//! bounds) is undone and half of the changes are tried; a working set seen before allows one
+//! change per round. The solution is certified when no row changes: primal feasible,
+//! multipliers of the right signs, `P + δI` positive definite on the face. When it needed a
+//! shift, up to `proximal_steps` proximal steps follow: the same face problem centred at the
+//! solution (`x_c`), which moves it on towards a minimizer of the unshifted QP, along
+//! directions of negative curvature until rows block them; if the rounds run out before a
+//! proximal solution is certified, the last certified one is returned. From a shift of
+//! `unshift_threshold` on, the multipliers returned are those of the unshifted model on the
+//! final face (a least-squares solve, see `ActiveSetQp::finish`).
+//!
+//! **From a feasible point** ([`ActiveSetQp::solve_from`]; primal active set). Each face
+//! solution is approached as far as the rows outside `W` allow and the first rows to block
+//! enter; at a face minimizer the rows with wrong-sign multipliers leave. The iterates stay
+//! feasible, so every face is consistent; a row the working set implies (it stays at its bound
+//! up to rounding) does not block. The SQP starts it from the backend's solution when the first
+//! method fails.
+
+use clarabel::algebra::CscMatrix as ClarabelCsc;
+use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
+use nalgebra_sparse::CscMatrix;
+use serde::{Deserialize, Serialize};
+
+use super::QpProblem;
+use super::sparse::{CscAssembly, add_product};
+
+/// Which bound a QP row is held at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Not in the working set.
+    Inactive,
+    /// Held at `l` (an equality row is always held at `l = u`).
+    Lower,
+    /// Held at `u`.
+    Upper,
+}
+
+/// The constants of [`ActiveSetQp`], with the defaults the SQP was measured with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ActiveSetSettings {
+    /// Most primal-dual rounds of [`ActiveSetQp::solve`] (the proximal steps come on top).
+    pub rounds: usize,
+    /// Most rounds of the primal method [`ActiveSetQp::solve_from`].
+    pub primal_rounds: usize,
+    /// Relative feasibility tolerance of the face solutions, and the fraction of the largest
+    /// multiplier below which a wrong sign is ignored.
+    pub tolerance: f64,
+    /// Relative violation up to which the primal method's starting point counts as feasible.
+    pub primal_tolerance: f64,
+    /// Dual regularization `ε`, relative to the squared row norm and `σ`.
+    pub dual_regularization: f64,
+    /// Most iterative refinement steps of a face solve.
+    pub refinement_steps: usize,
+    /// Rows with more entries than this are ordered by AMD instead of first.
+    pub dense_row: usize,
+    /// Proximal steps after a face solution that needed a shift.
+    pub proximal_steps: usize,
+    /// From this shift on, the multipliers are corrected to the unshifted model's.
+    pub unshift_threshold: f64,
+    /// First shift `δ₀` of the inertia correction.
+    pub shift_first: f64,
+    /// Smallest shift of the schedule.
+    pub shift_min: f64,
+    /// Largest shift tried before giving up.
+    pub shift_max: f64,
+    /// The next solve's first shift, as a fraction of the last one.
+    pub shift_decrease: f64,
+    /// Growth of the shift while the inertia is wrong, after an earlier shift.
+    pub shift_increase: f64,
+    /// Growth of the shift while the inertia is wrong, without an earlier shift.
+    pub shift_first_increase: f64,
+}
+
+impl Default for ActiveSetSettings {
+    fn default() -> Self {
+        Self {
+            rounds: 10,
+            primal_rounds: 500,
+            tolerance: 1e-9,
+            primal_tolerance: 1e-6,
+            dual_regularization: 1e-8,
+            refinement_steps: 20,
+            dense_row: 512,
+            proximal_steps: 3,
+            unshift_threshold: 10.0,
+            shift_first: 1e-4,
+            shift_min: 1e-20,
+            shift_max: 1e40,
+            shift_decrease: 1.0 / 3.0,
+            shift_increase: 8.0,
+            shift_first_increase: 100.0,
+        }
+    }
+}
+
+impl ActiveSetSettings {
+    /// The first field out of its domain, as `(name, value, requirement)`.
+    pub fn invalid_field(&self) -> Option<(&'static str, f64, &'static str)> {
+        let counts = [
+            ("rounds", self.rounds),
+            ("primal_rounds", self.primal_rounds),
+            ("dense_row", self.dense_row),
+        ];
+        let positive = [
+            ("tolerance", self.tolerance),
+            ("primal_tolerance", self.primal_tolerance),
+            ("dual_regularization", self.dual_regularization),
+            ("unshift_threshold", self.unshift_threshold),
+            ("shift_first", self.shift_first),
+            ("shift_min", self.shift_min),
+            ("shift_max", self.shift_max),
+        ];
+        let growth = [
+            ("shift_increase", self.shift_increase),
+            ("shift_first_increase", self.shift_first_increase),
+        ];
+        counts
+            .into_iter()
+            .find(|(_, v)| *v == 0)
+            .map(|(name, v)| (name, v as f64, "must be at least 1"))
+            .or_else(|| {
+                positive
+                    .into_iter()
+                    .find(|(_, v)| !(*v > 0.0 && v.is_finite()))
+                    .map(|(name, v)| (name, v, "must be positive and finite"))
+            })
+            .or_else(|| {
+                growth
+                    .into_iter()
+                    .find(|(_, v)| !(*v > 1.0 && v.is_finite()))
+                    .map(|(name, v)| (name, v, "must be finite and greater than 1"))
+            })
+            .or_else(|| {
+                (!(self.shift_decrease > 0.0 && self.shift_decrease < 1.0)).then_some((
+                    "shift_decrease",
+                    self.shift_decrease,
+                    "must lie strictly between 0 and 1",
+                ))
+            })
+            .or_else(|| {
+                (self.shift_min > self.shift_first || self.shift_first > self.shift_max).then_some(
+                    (
+                        "shift_first",
+                        self.shift_first,
+                        "must lie between `shift_min` and `shift_max`",
+                    ),
+                )
+            })
+    }
+}
+
+/// A certified solution of [`ActiveSetQp`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaceSolution {
+    /// The shift `δ` of the model `P + δI` the solution is optimal for.
+    pub shift: f64,
+    /// Face solves it took.
+    pub rounds: usize,
+}
+
+/// Why [`ActiveSetQp`] certified no solution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActiveSetFailure {
+    /// No shift up to `shift_max` gave the right inertia (non-finite data).
+    Inertia,
+    /// A face was inconsistent: its rows could not all be held at their bounds.
+    InconsistentFace,
+    /// The working set was still changing after the round limit (or the starting point of
+    /// [`ActiveSetQp::solve_from`] was infeasible).
+    NotConverged,
+}
+
+/// The working-set QP solver for one QP pattern; see the module documentation.
+pub struct ActiveSetQp {
+    n: usize,
+    shape: [usize; 4],
+    kkt: ClarabelCsc<f64>,
+    all: Vec<usize>,
+    /// KKT value index of each value of `P` (`usize::MAX` below the diagonal).
+    p_slot: Vec<usize>,
+    /// KKT value index of the diagonal entry `(j, j)`, `j < n`.
+    diagonal: Vec<usize>,
+    /// KKT value index of each value of `A`.
+    a_slot: Vec<usize>,
+    /// KKT value index of the diagonal entry of each row.
+    row_diagonal: Vec<usize>,
+    factor: Option<QDLDLFactorisation<f64>>,
+    /// The values of the matrix before the last write, and whether the factorization of the
+    /// current values had the right inertia: an unchanged matrix is not refactored.
+    previous: Vec<f64>,
+    factored: Option<bool>,
+    /// The centre `x_c` of the proximal steps (zero outside them).
+    center: Vec<f64>,
+    /// The working set of the solution certified before the proximal steps.
+    certified_sides: Vec<Side>,
+    regularization: Vec<f64>,
+    rhs: Vec<f64>,
+    solution: Vec<f64>,
+    residual: Vec<f64>,
+    /// `A x` of the face solution.
+    ax: Vec<f64>,
+    /// The primal method's iterate and its row values.
+    point: Vec<f64>,
+    point_ax: Vec<f64>,
+    /// Changes the current face asks for: row, new side, size of the violation.
+    changes: Vec<(usize, Side, f64)>,
+    /// The changes that led to the current working set: row, new side, old side.
+    applied: Vec<(usize, Side, Side)>,
+    seen: Vec<u64>,
+    /// The last nonzero shift, for the schedule of the next one.
+    last_shift: f64,
+    factorizations: usize,
+}
+
+impl ActiveSetQp {
+    /// Builds the KKT pattern of `qp` and its ordering (rows with at most `dense_row` entries
+    /// eliminated first; see the module documentation).
+    pub fn new(qp: &QpProblem<'_>, settings: &ActiveSetSettings) -> Self {
+        let dense_row = settings.dense_row;
+        let (p, a) = (qp.hessian, qp.constraints);
+        let (n, m) = (p.ncols(), a.nrows());
+        // Rows of A: the value indices of each row, columns ascending.
+        let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for j in 0..n {
+            for k in a.col_offsets()[j]..a.col_offsets()[j + 1] {
+                by_row[a.row_indices()[k]].push(k);
+            }
+        }
+        let mut triplets = Vec::new();
+        for j in 0..n {
+            for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
+                let i = p.row_indices()[k];
+                if i <= j {
+                    triplets.push((i, j));
+                }
+            }
+            triplets.push((j, j));
+        }
+        for (i, row) in by_row.iter().enumerate() {
+            for &k in row {
+                triplets.push((column_of(a, k), n + i));
+            }
+            triplets.push((n + i, n + i));
+        }
+        let assembly = CscAssembly::new(n + m, n + m, &triplets);
+        let slot_of = |r: usize, c: usize| {
+            let matrix = &assembly.matrix;
+            let (start, end) = (matrix.col_offsets()[c], matrix.col_offsets()[c + 1]);
+            start + matrix.row_indices()[start..end].partition_point(|&x| x < r)
+        };
+        let p_slot = (0..n)
+            .flat_map(|j| (p.col_offsets()[j]..p.col_offsets()[j + 1]).map(move |k| (k, j)))
+            .map(|(k, j)| {
+                let i = p.row_indices()[k];
+                if i <= j { slot_of(i, j) } else { usize::MAX }
+            })
+            .collect();
+        let diagonal = (0..n).map(|j| slot_of(j, j)).collect();
+        let mut a_slot = vec![0; a.nnz()];
+        for (i, row) in by_row.iter().enumerate() {
+            for &k in row {
+                a_slot[k] = slot_of(column_of(a, k), n + i);
+            }
+        }
+        let row_diagonal = (0..m).map(|i| slot_of(n + i, n + i)).collect();
+        let perm = ordering(n, p, &by_row, a, dense_row);
+        let matrix = &assembly.matrix;
+        let kkt = ClarabelCsc::new(
+            n + m,
+            n + m,
+            matrix.col_offsets().to_vec(),
+            matrix.row_indices().to_vec(),
+            vec![1.0; matrix.nnz()],
+        );
+        let symbolic = QDLDLSettings {
+            perm: Some(perm),
+            logical: true,
+            regularize_enable: false,
+            ..QDLDLSettings::default()
+        };
+        // The pattern has every diagonal entry, so the symbolic analysis cannot fail.
+        let factor = QDLDLFactorisation::new(&kkt, Some(symbolic)).ok();
+        Self {
+            n,
+            shape: [n, m, p.nnz(), a.nnz()],
+            all: (0..kkt.nnz()).collect(),
+            kkt,
+            p_slot,
+            diagonal,
+            a_slot,
+            row_diagonal,
+            factor,
+            previous: vec![0.0; matrix.nnz()],
+            factored: None,
+            center: vec![0.0; n],
+            certified_sides: vec![Side::Inactive; m],
+            regularization: vec![0.0; m],
+            rhs: vec![0.0; n + m],
+            solution: vec![0.0; n + m],
+            residual: vec![0.0; n + m],
+            ax: vec![0.0; m],
+            point: vec![0.0; n],
+            point_ax: vec![0.0; m],
+            changes: Vec::new(),
+            applied: Vec::new(),
+            seen: Vec::new(),
+            last_shift: 0.0,
+            factorizations: 0,
+        }
+    }
+
+    /// Whether `qp` has the pattern this solver was built for.
+    pub fn fits(&self, qp: &QpProblem<'_>) -> bool {
+        self.shape
+            == [
+                qp.hessian.ncols(),
+                qp.constraints.nrows(),
+                qp.hessian.nnz(),
+                qp.constraints.nnz(),
+            ]
+    }
+
+    /// Numeric factorizations performed so far.
+    pub fn factorizations(&self) -> usize {
+        self.factorizations
+    }
+
+    /// Solves `qp` by primal-dual active-set rounds (at most `rounds`, plus the proximal steps)
+    /// from the working set `sides` (one entry per row; replaced by the final working set),
+    /// with a shift of at least `floor`. On success the solution is in `x` and the row
+    /// multipliers (sign convention of [`QpSolution`](super::QpSolution)) in `y`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &mut [Side],
+        floor: f64,
+        settings: &ActiveSetSettings,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        for (i, side) in sides.iter_mut().enumerate() {
+            *side = admissible(*side, qp.lower[i], qp.upper[i]);
+        }
+        self.start(qp, settings);
+        let mut limit = usize::MAX;
+        let mut shift = floor;
+        let mut proximal = 0;
+        // The last certified solution, kept while proximal steps try to improve on it.
+        let mut certified: Option<FaceSolution> = None;
+        let (mut round, mut budget) = (0, settings.rounds);
+        while budget > 0 {
+            round += 1;
+            budget -= 1;
+            shift = match self.factor_with_inertia(qp, sides, shift, settings) {
+                Ok(shift) => shift,
+                Err(failure) => return self.certified_or(certified, sides, failure),
+            };
+            self.solve_face(qp, sides, shift, settings);
+            if !self.face_consistent(qp, sides, settings) {
+                // Back to the last consistent face, with half of the changes.
+                if self.applied.len() <= 1 {
+                    return self.certified_or(certified, sides, ActiveSetFailure::InconsistentFace);
+                }
+                for &(i, _, old) in &self.applied {
+                    sides[i] = old;
+                }
+                limit = self.applied.len() / 2;
+                self.applied.truncate(limit);
+                for &(i, side, _) in &self.applied {
+                    sides[i] = side;
+                }
+                continue;
+            }
+            self.collect_changes(qp, sides, settings);
+            if self.changes.is_empty() {
+                self.finish(qp, sides, shift, settings, x, y);
+                let solution = FaceSolution {
+                    shift,
+                    rounds: round,
+                };
+                if shift > floor && proximal < settings.proximal_steps && self.moved(settings) {
+                    // A proximal step: the same face problem centred at this solution.
+                    certified = Some(solution);
+                    self.certified_sides.copy_from_slice(sides);
+                    self.center.copy_from_slice(&self.solution[..self.n]);
+                    proximal += 1;
+                    budget += 1;
+                    continue;
+                }
+                return Ok(solution);
+            }
+            self.changes.sort_unstable_by(|a, b| b.2.total_cmp(&a.2));
+            self.changes.truncate(limit);
+            self.applied.clear();
+            for &(i, side, _) in &self.changes {
+                self.applied.push((i, side, sides[i]));
+                sides[i] = side;
+            }
+            limit = if self.repeated(sides) {
+                1
+            } else {
+                limit.saturating_mul(2)
+            };
+        }
+        self.certified_or(certified, sides, ActiveSetFailure::NotConverged)
+    }
+
+    /// The solution certified before the proximal steps (its working set restored), or
+    /// `failure` when there is none.
+    fn certified_or(
+        &self,
+        certified: Option<FaceSolution>,
+        sides: &mut [Side],
+        failure: ActiveSetFailure,
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        let solution = certified.ok_or(failure)?;
+        sides.copy_from_slice(&self.certified_sides);
+        Ok(solution)
+    }
+
+    /// Solves `qp` by the primal active-set method from the point `start`, which must satisfy
+    /// every row to the relative tolerance `primal_tolerance`; the rows of `sides` at their
+    /// bounds there start the working set. Otherwise as [`ActiveSetQp::solve`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_from(
+        &mut self,
+        qp: &QpProblem<'_>,
+        start: &[f64],
+        sides: &mut [Side],
+        floor: f64,
+        settings: &ActiveSetSettings,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        let n = self.n;
+        self.point.copy_from_slice(start);
+        self.point_ax.fill(0.0);
+        add_product(qp.constraints, &self.point, &mut self.point_ax);
+        let near = |value: f64, bound: f64| {
+            (value - bound).abs() <= settings.primal_tolerance * (1.0 + bound.abs())
+        };
+        for (i, side) in sides.iter_mut().enumerate() {
+            let (l, u, v) = (qp.lower[i], qp.upper[i], self.point_ax[i]);
+            if v < l && !near(v, l) || v > u && !near(v, u) {
+                return Err(ActiveSetFailure::NotConverged);
+            }
+            *side = match admissible(*side, l, u) {
+                Side::Lower if near(v, l) => Side::Lower,
+                Side::Upper if near(v, u) => Side::Upper,
+                _ => Side::Inactive,
+            };
+        }
+        self.start(qp, settings);
+        let tol = settings.tolerance;
+        let mut cautious = false;
+        let mut shift = floor;
+        for round in 1..=settings.primal_rounds {
+            shift = self.factor_with_inertia(qp, sides, shift, settings)?;
+            self.solve_face(qp, sides, shift, settings);
+            if !self.face_consistent(qp, sides, settings) {
+                return Err(ActiveSetFailure::InconsistentFace);
+            }
+            let alpha = self.blocking_step(qp, sides, tol);
+            for j in 0..n {
+                self.point[j] += alpha * (self.solution[j] - self.point[j]);
+            }
+            self.changes.clear();
+            for (i, side) in sides.iter().enumerate() {
+                let ap = self.ax[i] - self.point_ax[i];
+                self.point_ax[i] += alpha * ap;
+                let (l, u, v) = (qp.lower[i], qp.upper[i], self.point_ax[i]);
+                if alpha < 1.0 && *side == Side::Inactive {
+                    if ap > 0.0 && u.is_finite() && v >= u - tol * (1.0 + u.abs()) {
+                        self.changes.push((i, Side::Upper, 0.0));
+                    } else if ap < 0.0 && l.is_finite() && v <= l + tol * (1.0 + l.abs()) {
+                        self.changes.push((i, Side::Lower, 0.0));
+                    }
+                }
+            }
+            if self.changes.is_empty() {
+                // At the face minimizer: the rows with wrong-sign multipliers leave.
+                self.collect_changes(qp, sides, settings);
+                self.changes.retain(|c| c.1 == Side::Inactive);
+                if self.changes.is_empty() {
+                    self.finish(qp, sides, shift, settings, x, y);
+                    return Ok(FaceSolution {
+                        shift,
+                        rounds: round,
+                    });
+                }
+            }
+            if cautious {
+                // One change: the first blocking row, or the most wrong multiplier.
+                let first = self
+                    .changes
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)));
+                self.changes.clear();
+                self.changes.extend(first);
+            }
+            for &(i, side, _) in &self.changes {
+                sides[i] = side;
+            }
+            cautious |= self.repeated(sides);
+        }
+        Err(ActiveSetFailure::NotConverged)
+    }
+
+    /// Resets the per-solve state: regularization, history, proximal centre.
+    fn start(&mut self, qp: &QpProblem<'_>, settings: &ActiveSetSettings) {
+        self.set_regularization(qp, settings);
+        self.seen.clear();
+        self.applied.clear();
+        self.center.fill(0.0);
+    }
+
+    /// Whether the working set was seen before in this solve (and records it).
+    fn repeated(&mut self, sides: &[Side]) -> bool {
+        let signature = signature(sides);
+        let seen = self.seen.contains(&signature);
+        self.seen.push(signature);
+        seen
+    }
+
+    /// Whether the face solution moved away from the proximal centre.
+    fn moved(&self, settings: &ActiveSetSettings) -> bool {
+        let x = &self.solution[..self.n];
+        let norm = x.iter().fold(0.0, |a: f64, v| a.max(v.abs()));
+        let moved = x
+            .iter()
+            .zip(&self.center)
+            .fold(0.0, |a: f64, (v, c)| a.max((v - c).abs()));
+        moved > settings.tolerance * (1.0 + norm)
+    }
+
+    /// Copies the face solution for the shift `shift` out: `x`, and the multipliers of the
+    /// working set (zero for the other rows). From a shift of `unshift_threshold` on, the
+    /// multipliers are those of the unshifted model on the same face: the shifted face
+    /// solution satisfies `P x + q + A_Wᵀy = −δ(x − x_c)`, so they are `y + μ` with `μ =
+    /// argmin ‖A_Wᵀμ − δ(x − x_c)‖` (the face system with `I` for `P`), inequality
+    /// multipliers that change sign set to zero. Uncorrected, the multipliers grow with `δ`
+    /// where the rows force the step (far from feasibility), the next Lagrangian Hessian with
+    /// them, and so the next shift: on HS 40 from a perturbed start the shift ran from 10² to
+    /// 10⁸ and the solve to its iteration limit.
+    fn finish(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        shift: f64,
+        settings: &ActiveSetSettings,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) {
+        self.take_solution(sides, x, y);
+        if shift < settings.unshift_threshold || !self.factor_block(qp, sides, 0.0, true) {
+            return;
+        }
+        // The least-squares system goes through `residual`: `solution` stays the face's.
+        let n = self.n;
+        for (j, r) in self.residual[..n].iter_mut().enumerate() {
+            *r = shift * (x[j] - self.center[j]);
+        }
+        self.residual[n..].fill(0.0);
+        if let Some(factor) = self.factor.as_mut() {
+            factor.solve(&mut self.residual);
+        }
+        for (i, side) in sides.iter().enumerate() {
+            let corrected = y[i] + self.residual[n + i];
+            y[i] = match side {
+                Side::Inactive => 0.0,
+                _ if qp.lower[i] == qp.upper[i] => corrected,
+                Side::Upper => corrected.max(0.0),
+                Side::Lower => corrected.min(0.0),
+            };
+        }
+    }
+
+    /// Copies the face solution out: `x`, and the multipliers of the working set (zero for the
+    /// other rows).
+    fn take_solution(&self, sides: &[Side], x: &mut [f64], y: &mut [f64]) {
+        let n = self.n;
+        x.copy_from_slice(&self.solution[..n]);
+        for (i, (yi, side)) in y.iter_mut().zip(sides).enumerate() {
+            *yi = if *side == Side::Inactive {
+                0.0
+            } else {
+                self.solution[n + i]
+            };
+        }
+    }
+
+    /// The largest step in `[0, 1]` from `point` towards the face solution that keeps the rows
+    /// outside the working set within their bounds (rows the face solution satisfies to the
+    /// tolerance do not block: a row that the working set implies moves by rounding only).
+    fn blocking_step(&self, qp: &QpProblem<'_>, sides: &[Side], tol: f64) -> f64 {
+        let mut alpha: f64 = 1.0;
+        for (i, side) in sides.iter().enumerate() {
+            let ap = self.ax[i] - self.point_ax[i];
+            let (l, u, v, end) = (qp.lower[i], qp.upper[i], self.point_ax[i], self.ax[i]);
+            let limit = match side {
+                Side::Inactive if end > u + tol * (1.0 + u.abs()) => (u - v).max(0.0) / ap,
+                Side::Inactive if end < l - tol * (1.0 + l.abs()) => (l - v).min(0.0) / ap,
+                _ => continue,
+            };
+            alpha = alpha.min(limit);
+        }
+        alpha
+    }
+
+    /// `E_i = ε ‖aᵢ‖² / σ` for every row (a row without entries gets `ε / σ`).
+    fn set_regularization(&mut self, qp: &QpProblem<'_>, settings: &ActiveSetSettings) {
+        let p = qp.hessian;
+        let sigma = self
+            .diagonal_values(p)
+            .fold(1.0, |s: f64, v| s.max(v.abs()));
+        self.regularization.fill(0.0);
+        let a = qp.constraints;
+        for (&i, &v) in a.row_indices().iter().zip(a.values()) {
+            self.regularization[i] += v * v;
+        }
+        for e in &mut self.regularization {
+            *e = settings.dual_regularization * if *e > 0.0 { *e } else { 1.0 } / sigma;
+        }
+    }
+
+    fn diagonal_values<'a>(&'a self, p: &'a CscMatrix<f64>) -> impl Iterator<Item = f64> + 'a {
+        (0..self.n).flat_map(move |j| {
+            (p.col_offsets()[j]..p.col_offsets()[j + 1])
+                .filter(move |&k| p.row_indices()[k] == j)
+                .map(move |k| p.values()[k])
+        })
+    }
+
+    /// Factors the face matrix with the smallest shift of IPOPT's schedule, at least `start`
+    /// (the shift of the solve's previous face, or the floor for its first), that gives it the
+    /// right inertia; returns that shift.
+    fn factor_with_inertia(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        start: f64,
+        settings: &ActiveSetSettings,
+    ) -> Result<f64, ActiveSetFailure> {
+        if self.factor(qp, sides, start) {
+            return Ok(start);
+        }
+        let (first, growth) = if self.last_shift == 0.0 {
+            (settings.shift_first, settings.shift_first_increase)
+        } else {
+            (
+                (settings.shift_decrease * self.last_shift).max(settings.shift_min),
+                settings.shift_increase,
+            )
+        };
+        let mut delta = if first > start { first } else { start * growth };
+        while !self.factor(qp, sides, delta) {
+            delta *= growth;
+            if delta > settings.shift_max {
+                return Err(ActiveSetFailure::Inertia);
+            }
+        }
+        self.last_shift = delta;
+        Ok(delta)
+    }
+
+    /// Writes the face matrix for `sides` and shift `delta` and factors it; whether its
+    /// inertia is `(n, m)`.
+    fn factor(&mut self, qp: &QpProblem<'_>, sides: &[Side], delta: f64) -> bool {
+        self.factor_block(qp, sides, delta, false)
+    }
+
+    /// [`ActiveSetQp::factor`] with the identity for `P` when `identity`.
+    fn factor_block(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        delta: f64,
+        identity: bool,
+    ) -> bool {
+        std::mem::swap(&mut self.kkt.nzval, &mut self.previous);
+        let values = &mut self.kkt.nzval;
+        values.fill(0.0);
+        if identity {
+            for &slot in &self.diagonal {
+                values[slot] = 1.0;
+            }
+        } else {
+            for (&slot, &v) in self.p_slot.iter().zip(qp.hessian.values()) {
+                if slot != usize::MAX {
+                    values[slot] += v;
+                }
+            }
+        }
+        for &slot in &self.diagonal {
+            values[slot] += delta;
+        }
+        let a = qp.constraints;
+        for (k, &slot) in self.a_slot.iter().enumerate() {
+            if sides[a.row_indices()[k]] != Side::Inactive {
+                values[slot] = a.values()[k];
+            }
+        }
+        for (i, &slot) in self.row_diagonal.iter().enumerate() {
+            values[slot] = if sides[i] == Side::Inactive {
+                -1.0
+            } else {
+                -self.regularization[i]
+            };
+        }
+        if self.factored.is_some() && self.kkt.nzval == self.previous {
+            return self.factored == Some(true);
+        }
+        self.factorizations += 1;
+        let (n, all, values) = (self.n, &self.all, &self.kkt.nzval);
+        let good = self.factor.as_mut().is_some_and(|f| {
+            f.update_values(all, values);
+            f.refactor().is_ok()
+                && f.positive_inertia() == n
+                && f.D.iter().all(|d| d.is_finite() && *d != 0.0)
+        });
+        self.factored = Some(good);
+        good
+    }
+
+    /// Solves the factored face system and refines the solution on the unregularized one.
+    fn solve_face(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        delta: f64,
+        settings: &ActiveSetSettings,
+    ) {
+        let n = self.n;
+        for ((r, &q), &c) in self.rhs.iter_mut().zip(qp.linear).zip(&self.center) {
+            *r = delta * c - q;
+        }
+        for (i, side) in sides.iter().enumerate() {
+            self.rhs[n + i] = match side {
+                Side::Inactive => 0.0,
+                Side::Lower => qp.lower[i],
+                Side::Upper => qp.upper[i],
+            };
+        }
+        let Some(factor) = self.factor.as_mut() else {
+            return;
+        };
+        self.solution.copy_from_slice(&self.rhs);
+        factor.solve(&mut self.solution);
+        let mut last = f64::INFINITY;
+        for _ in 0..settings.refinement_steps {
+            let residual = face_residual(
+                qp,
+                sides,
+                delta,
+                &self.rhs,
+                &self.solution,
+                &mut self.residual,
+            );
+            if residual >= 0.5 * last || residual == 0.0 {
+                break;
+            }
+            last = residual;
+            factor.solve(&mut self.residual);
+            for (s, r) in self.solution.iter_mut().zip(&self.residual) {
+                *s += r;
+            }
+        }
+    }
+
+    /// Whether every row of the working set holds its bound.
+    fn face_consistent(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        settings: &ActiveSetSettings,
+    ) -> bool {
+        self.ax.fill(0.0);
+        add_product(qp.constraints, &self.solution[..self.n], &mut self.ax);
+        let finite = self.solution.iter().all(|v| v.is_finite());
+        finite
+            && sides.iter().enumerate().all(|(i, side)| {
+                let bound = match side {
+                    Side::Inactive => return true,
+                    Side::Lower => qp.lower[i],
+                    Side::Upper => qp.upper[i],
+                };
+                (self.ax[i] - bound).abs() <= settings.tolerance * (1.0 + bound.abs())
+            })
+    }
+
+    /// The working-set changes the current face solution asks for (in `changes`, each with
+    /// its violation or wrong-sign multiplier as a measure).
+    fn collect_changes(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        settings: &ActiveSetSettings,
+    ) {
+        let n = self.n;
+        let tol = settings.tolerance;
+        let y_scale = sides
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s != Side::Inactive)
+            .fold(1.0, |a: f64, (i, _)| a.max(self.solution[n + i].abs()));
+        self.changes.clear();
+        for (i, &side) in sides.iter().enumerate() {
+            let (l, u, ax, y) = (qp.lower[i], qp.upper[i], self.ax[i], self.solution[n + i]);
+            let change = match side {
+                _ if l == u => None,
+                Side::Inactive if ax < l - tol * (1.0 + l.abs()) => Some((Side::Lower, l - ax)),
+                Side::Inactive if ax > u + tol * (1.0 + u.abs()) => Some((Side::Upper, ax - u)),
+                Side::Lower if y > tol * y_scale => Some((Side::Inactive, y)),
+                Side::Upper if y < -tol * y_scale => Some((Side::Inactive, -y)),
+                _ => None,
+            };
+            if let Some((side, measure)) = change {
+                self.changes.push((i, side, measure));
+            }
+        }
+    }
+}
+
+/// The working set a backend's answer `(x, y)` points at: equality rows, and the rows whose
+/// slack is smaller than their multiplier (lower side when `aᵢᵀx − lᵢ < −yᵢ`, upper when
+/// `uᵢ − aᵢᵀx < yᵢ`; OSQP's rule); `ax` is scratch of one entry per row.
+pub(crate) fn working_set_of(
+    qp: &QpProblem<'_>,
+    x: &[f64],
+    y: &[f64],
+    ax: &mut [f64],
+    sides: &mut [Side],
+) {
+    ax.fill(0.0);
+    add_product(qp.constraints, x, ax);
+    for (i, side) in sides.iter_mut().enumerate() {
+        let (l, u) = (qp.lower[i], qp.upper[i]);
+        *side = if l == u || (l.is_finite() && ax[i] - l < -y[i]) {
+            Side::Lower
+        } else if u.is_finite() && u - ax[i] < y[i] {
+            Side::Upper
+        } else {
+            Side::Inactive
+        };
+    }
+}
+
+/// The side a row can be held at: equalities at `l`, no side whose bound is infinite.
+fn admissible(side: Side, lower: f64, upper: f64) -> Side {
+    match side {
+        _ if lower == upper => Side::Lower,
+        Side::Lower if lower.is_finite() => Side::Lower,
+        Side::Upper if upper.is_finite() => Side::Upper,
+        _ => Side::Inactive,
+    }
+}
+
+/// A hash of the working set, to recognize one seen before.
+fn signature(sides: &[Side]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for s in sides {
+        (*s as u8).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The column of the value `k` of the CSC matrix `a`.
+fn column_of(a: &CscMatrix<f64>, k: usize) -> usize {
+    a.col_offsets().partition_point(|&o| o <= k) - 1
+}
+
+/// `residual = rhs − K₀ solution` for the unregularized face system `K₀` (`P + δI`, `A_W`,
+/// zero on the working set's diagonal); returns its largest entry.
+fn face_residual(
+    qp: &QpProblem<'_>,
+    sides: &[Side],
+    delta: f64,
+    rhs: &[f64],
+    solution: &[f64],
+    residual: &mut [f64],
+) -> f64 {
+    let n = qp.linear.len();
+    residual.copy_from_slice(rhs);
+    let (x, y) = solution.split_at(n);
+    let p = qp.hessian;
+    for j in 0..n {
+        for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
+            let (i, v) = (p.row_indices()[k], p.values()[k]);
+            if i < j {
+                residual[i] -= v * x[j];
+                residual[j] -= v * x[i];
+            } else if i == j {
+                residual[j] -= v * x[j];
+            }
+        }
+    }
+    for (r, &xj) in residual.iter_mut().zip(x) {
+        *r -= delta * xj;
+    }
+    let a = qp.constraints;
+    for j in 0..n {
+        for k in a.col_offsets()[j]..a.col_offsets()[j + 1] {
+            let i = a.row_indices()[k];
+            if sides[i] != Side::Inactive {
+                let v = a.values()[k];
+                residual[j] -= v * y[i];
+                residual[n + i] -= v * x[j];
+            }
+        }
+    }
+    for (i, side) in sides.iter().enumerate() {
+        if *side == Side::Inactive {
+            residual[n + i] += y[i];
+        }
+    }
+    residual.iter().fold(0.0, |r: f64, v| r.max(v.abs()))
+}
+
+/// The elimination order: the multipliers of rows with at most `dense_row` entries first, then
+/// AMD on what remains (the primal block with those rows' normals, and the longer rows).
+fn ordering(
+    n: usize,
+    p: &CscMatrix<f64>,
+    by_row: &[Vec<usize>],
+    a: &CscMatrix<f64>,
+    dense_row: usize,
+) -> Vec<usize> {
+    let long: Vec<usize> = (0..by_row.len())
+        .filter(|&i| by_row[i].len() > dense_row)
+        .collect();
+    let size = n + long.len();
+    let mut triplets = Vec::new();
+    for j in 0..n {
+        for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
+            let i = p.row_indices()[k];
+            if i <= j {
+                triplets.push((i, j));
+            }
+        }
+        triplets.push((j, j));
+    }
+    for row in by_row.iter().filter(|r| r.len() <= dense_row) {
+        for (t, &ka) in row.iter().enumerate() {
+            for &kb in &row[t + 1..] {
+                triplets.push((column_of(a, ka), column_of(a, kb)));
+            }
+        }
+    }
+    for (t, &i) in long.iter().enumerate() {
+        for &k in &by_row[i] {
+            triplets.push((column_of(a, k), n + t));
+        }
+        triplets.push((n + t, n + t));
+    }
+    let reduced = CscAssembly::new(size, size, &triplets);
+    let matrix = &reduced.matrix;
+    let pattern = ClarabelCsc::new(
+        size,
+        size,
+        matrix.col_offsets().to_vec(),
+        matrix.row_indices().to_vec(),
+        vec![1.0; matrix.nnz()],
+    );
+    let logical = QDLDLSettings {
+        logical: true,
+        ..QDLDLSettings::default()
+    };
+    let inner: Vec<usize> = match QDLDLFactorisation::new(&pattern, Some(logical)) {
+        Ok(f) => f.perm,
+        Err(_) => (0..size).collect(),
+    };
+    let mut perm: Vec<usize> = (0..by_row.len())
+        .filter(|&i| by_row[i].len() <= dense_row)
+        .map(|i| n + i)
+        .collect();
+    perm.extend(
+        inner
+            .into_iter()
+            .map(|v| if v < n { v } else { n + long[v - n] }),
+    );
+    perm
+}
