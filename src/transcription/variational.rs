@@ -17,13 +17,16 @@
 //! 2. the discrete Legendre transform at the knots that have a velocity (variables or fixed):
 //!    `p⁰ − M(q_0) v⁰ = 0`, `p^N − M(q_{sN}) v^N = 0` and, with velocity bounds,
 //!    `p^k − M(q_{ks}) v^k = 0`, `p^k` from Eq. 5c of stage `k − 1` (n rows each);
-//! 3. with velocity bounds, for joints with finite limits, per stage: the slope of Eq. 2's
-//!    Lagrange interpolant `Σ_β b^{αβ} q^{k,β} / Δt` at its first and last control points (the
-//!    node velocities the quadrature sees; one row for `s = 1`), and the velocity of the written
-//!    trajectory ([`super::knot_interpolant`]) at its interior control points `0 < α < s`,
-//!    linear in `q^{k,0..=s}`, `v^k` and `v^{k+1}`. With the knot velocities' own bounds, every
-//!    velocity vito reports keeps its bound, and no row is a combination of others (the `s + 1`
-//!    Lagrange slopes of a stage span only `s`);
+//! 3. with velocity bounds, for joints with finite limits, per stage: the `s` Bernstein
+//!    coefficients of the velocity of Eq. 2's Lagrange interpolant,
+//!    `Σ_β h_{iβ} q^{k,β} / Δt` ([`Galerkin::hodograph`]), which bound that velocity on the whole
+//!    stage (its slopes at both ends, and for `s = 2` exactly these two). With the knot
+//!    velocities' own bounds, every velocity vito reports keeps its bound: `v^k` at the knots,
+//!    Eq. 2's slope at the interior control points ([`super::knot_interpolant`]). The rows and
+//!    the knot-velocity bounds of a stage and joint are `s + 2` independent functionals of its
+//!    `s` configuration differences and two knot velocities, so no set of them is dependent
+//!    (bounding the `s + 1` node slopes was: they span only `s`, and so was bounding a written
+//!    velocity that depends on the knot velocities beside both end slopes);
 //! 4. the rows of the per-point terms (path constraints, contact conditions).
 //!
 //! The objective is the per-point terms' costs on the Lobatto quadrature of the discrete
@@ -35,7 +38,6 @@ use super::common::{
     FD_STEP, Points, check_finite, fd_hessian_block, lower_triangle, write_lower_triangle,
 };
 use super::guess::initial_trajectory;
-use super::knot_interpolant::{KnotWeights, knot_weights};
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
@@ -114,10 +116,10 @@ pub struct VariationalNlp<'a> {
     num_vars: usize,
     /// Per knot `k = 0..=N`, its Legendre-transform row block, if it has one.
     knots: Vec<Option<Boundary>>,
-    /// `(k, kind, joint)` of each velocity row: the velocity of kind `velocity_weights[kind]`
-    /// of stage `k`.
+    /// `(k, i, joint)` of each velocity row: the hodograph coefficient `i` of stage `k`.
     velocity_rows: Vec<(usize, usize, usize)>,
-    velocity_weights: Vec<KnotWeights>,
+    /// [`Galerkin::hodograph`].
+    hodograph: Vec<Vec<f64>>,
     first_velocity_row: usize,
     num_rows: usize,
     /// Per stage: the force variables of each node (`(load, variable)`).
@@ -211,24 +213,12 @@ impl<'a> VariationalNlp<'a> {
             }
         }
         let first_velocity_row = row;
-        // The velocity rows of a stage: the Lagrange slope at its first and last control points
-        // (one row for s = 1, where the slope is constant), then the written velocity at its
-        // interior control points.
-        let mut velocity_weights: Vec<KnotWeights> = [0, s]
-            .into_iter()
-            .take(if s == 1 { 1 } else { 2 })
-            .map(|al| KnotWeights {
-                points: (0..=s).map(|be| gal.b(al, be)).collect(),
-                start: 0.0,
-                end: 0.0,
-            })
-            .collect();
-        velocity_weights.extend((1..s).map(|al| knot_weights(&gal, gal.nodes()[al], true)));
+        let hodograph = gal.hodograph();
         let mut velocity_rows = Vec::new();
         for k in 0..big_n {
-            for kind in 0..velocity_weights.len() {
+            for coefficient in 0..hodograph.len() {
                 for &i in &bounded {
-                    velocity_rows.push((k, kind, i));
+                    velocity_rows.push((k, coefficient, i));
                 }
             }
         }
@@ -250,6 +240,7 @@ impl<'a> VariationalNlp<'a> {
             })
             .collect();
         let terms = Terms::new(prob, &points, velocity, num_vars, row);
+        terms.check_fixed_points(prob, prob.solver.constraint_tolerance)?;
         num_vars += terms.num_variables();
         row += terms.num_rows();
         let loads = terms.loads().to_vec();
@@ -322,7 +313,7 @@ impl<'a> VariationalNlp<'a> {
             num_vars,
             knots,
             velocity_rows,
-            velocity_weights,
+            hodograph,
             first_velocity_row,
             num_rows: row,
             stage_force_vars,
@@ -889,15 +880,6 @@ impl<'a> VariationalNlp<'a> {
         self.knots[k].and_then(|b| b.v).map(|iv| iv + i)
     }
 
-    /// Knot `k`'s velocity of joint `i`: its variable, or its fixed value (a knot without
-    /// velocity variables is an entirely fixed boundary).
-    fn knot_velocity(&self, k: usize, i: usize, x: &[f64]) -> f64 {
-        match self.knot_velocity_var(k, i) {
-            Some(var) => x[var],
-            None => self.boundary_ranges(k).map_or(0.0, |r| r.lower[i]),
-        }
-    }
-
     /// Jacobian triplets of the boundary momentum rows and the velocity rows.
     fn side_structure(&self) -> Vec<(usize, usize)> {
         let (n, s) = (self.n, self.gal.s());
@@ -924,16 +906,9 @@ impl<'a> VariationalNlp<'a> {
                 }
             }
         }
-        for (r, &(k, kind, i)) in self.velocity_rows.iter().enumerate() {
+        for (r, &(k, _, i)) in self.velocity_rows.iter().enumerate() {
             for be in 0..=s {
                 t.push((self.first_velocity_row + r, self.points.q[k * s + be] + i));
-            }
-            if self.velocity_weights[kind].involves_knots() {
-                for end in [k, k + 1] {
-                    if let Some(var) = self.knot_velocity_var(end, i) {
-                        t.push((self.first_velocity_row + r, var));
-                    }
-                }
             }
         }
         t
@@ -974,19 +949,10 @@ impl<'a> VariationalNlp<'a> {
                 }
             }
         }
-        for &(k, kind, i) in &self.velocity_rows {
-            let w = &self.velocity_weights[kind];
+        for &(_, coefficient, _) in &self.velocity_rows {
             for be in 0..=s {
-                rest[idx] = w.points[be] / dt;
+                rest[idx] = self.hodograph[coefficient][be] / dt;
                 idx += 1;
-            }
-            if w.involves_knots() {
-                for (end, weight) in [(k, w.start), (k + 1, w.end)] {
-                    if self.knot_velocity_var(end, i).is_some() {
-                        rest[idx] = weight;
-                        idx += 1;
-                    }
-                }
             }
         }
     }
@@ -1183,15 +1149,11 @@ impl Nlp for VariationalNlp<'_> {
                 c[b.row + i] += p - self.momentum[i];
             }
         }
-        for (r, &(k, kind, i)) in self.velocity_rows.iter().enumerate() {
-            let w = &self.velocity_weights[kind];
-            let mut v = 0.0;
-            for be in 0..=s {
-                v += w.points[be] * x[self.points.q[k * s + be] + i];
-            }
-            c[self.first_velocity_row + r] = v / dt
-                + w.start * self.knot_velocity(k, i, x)
-                + w.end * self.knot_velocity(k + 1, i, x);
+        for (r, &(k, coefficient, i)) in self.velocity_rows.iter().enumerate() {
+            let v: f64 = (0..=s)
+                .map(|be| self.hodograph[coefficient][be] * x[self.points.q[k * s + be] + i])
+                .sum();
+            c[self.first_velocity_row + r] = v / dt;
         }
         self.terms.constraints(x, c);
         check_finite(c, "constraint values")

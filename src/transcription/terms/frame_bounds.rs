@@ -27,8 +27,12 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
 }
 
 impl PointTerm for FrameBounds {
-    fn rows(&self, _p: &PointInfo) -> usize {
-        self.axes.len()
+    fn rows(&self, p: &PointInfo) -> usize {
+        if p.fixed_configuration {
+            0
+        } else {
+            self.axes.len()
+        }
     }
 
     fn row_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
@@ -46,12 +50,15 @@ impl PointTerm for FrameBounds {
 
     fn evaluate(
         &self,
-        _p: &PointInfo,
+        p: &PointInfo,
         local: &Local,
         scratch: &mut Scratch,
         rows: &mut [f64],
         jac: Option<&mut [f64]>,
     ) {
+        if p.fixed_configuration {
+            return;
+        }
         let p = frame_origin(&scratch.kin, &self.point);
         for (r, (e, _, _)) in self.axes.iter().enumerate() {
             rows[r] = e.dot(&p);
@@ -74,7 +81,13 @@ impl PointTerm for FrameBounds {
         }
     }
 
-    fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        chain_pattern(&self.chain, ix, out);
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        if !p.fixed_configuration {
+            chain_pattern(&self.chain, ix, out);
+        }
+    }
+
+    fn label(&self) -> &'static str {
+        "frame_bounds"
     }
 }
