@@ -650,6 +650,18 @@ fn configuration_rows_are_left_out_where_the_configuration_is_fixed() {
             2 * inner + 1,
             "s = {s}"
         );
+        let m = b.num_constraints();
+        let (mut lower, mut upper) = (vec![0.0; m], vec![0.0; m]);
+        b.constraint_bounds(&mut lower, &mut upper);
+        let frame_rows = lower
+            .iter()
+            .zip(&upper)
+            .filter(|&(l, u)| (*l, *u) == (-2.0, 2.0));
+        assert_eq!(
+            frame_rows.count(),
+            inner,
+            "s = {s}: frame bounds at the inner points"
+        );
     }
     let (a, b) = (
         CollocationNlp::new(&without).unwrap(),

@@ -36,9 +36,10 @@ impl PointTerm for FrameBounds {
     }
 
     fn row_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
-        for (r, &(_, lo, hi)) in self.axes.iter().enumerate() {
-            lower[r] = lo;
-            upper[r] = hi;
+        // Empty where the configuration is fixed.
+        for ((l, u), &(_, lo, hi)) in lower.iter_mut().zip(upper.iter_mut()).zip(&self.axes) {
+            *l = lo;
+            *u = hi;
         }
     }
 
