@@ -1,11 +1,12 @@
 //! Criterion benches of writing a solve's outputs, on the default problem
 //! (problems/pendulum_swingup_2.yaml, solved once): the report and CSV files, the plots and
-//! filmstrip (SVG and PNG), the viewer page with the animation, and all of them as `vito
-//! solve` writes them (plots beside viewer and animation). `cargo bench --bench output`.
+//! filmstrip, the viewer page, and all of them as `vito solve` writes them (plots beside the
+//! viewer) — each by default (SVG figures, `view.html`) and with `--raster` (PNG figures and
+//! `animation.gif` too). `cargo bench --bench output`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::path::Path;
-use vito::output::{ViewOptions, write_solve_figures, write_solve_report, write_views};
+use vito::output::{Formats, ViewOptions, write_solve_figures, write_solve_report, write_views};
 use vito::problem::{ProblemOverrides, load_problem};
 use vito::transcription::solve;
 
@@ -26,24 +27,32 @@ fn outputs(c: &mut Criterion) {
     g.bench_function("report_and_csv", |b| {
         b.iter(|| write_solve_report(&dir, &prob, &outcome).unwrap())
     });
-    g.bench_function("plots_and_filmstrip", |b| {
-        b.iter(|| write_solve_figures(&dir, &prob, &outcome).unwrap())
-    });
-    let views = ViewOptions::default();
-    g.bench_function("viewer_and_animation", |b| {
-        b.iter(|| write_views(&dir, Some(&prob.model), &views).unwrap())
-    });
-    g.bench_function("all", |b| {
-        b.iter(|| {
-            write_solve_report(&dir, &prob, &outcome).unwrap();
-            let (plots, views) = rayon::join(
-                || write_solve_figures(&dir, &prob, &outcome),
-                || write_views(&dir, Some(&prob.model), &views),
-            );
-            plots.unwrap();
-            views.unwrap();
-        })
-    });
+    for (name, formats) in [
+        ("", Formats::default()),
+        ("_raster", Formats { raster: true }),
+    ] {
+        let views = ViewOptions {
+            formats,
+            ..ViewOptions::default()
+        };
+        g.bench_function(format!("plots_and_filmstrip{name}"), |b| {
+            b.iter(|| write_solve_figures(&dir, &prob, &outcome, formats).unwrap())
+        });
+        g.bench_function(format!("viewer{name}"), |b| {
+            b.iter(|| write_views(&dir, Some(&prob.model), &views).unwrap())
+        });
+        g.bench_function(format!("all{name}"), |b| {
+            b.iter(|| {
+                write_solve_report(&dir, &prob, &outcome).unwrap();
+                let (plots, views) = rayon::join(
+                    || write_solve_figures(&dir, &prob, &outcome, formats),
+                    || write_views(&dir, Some(&prob.model), &views),
+                );
+                plots.unwrap();
+                views.unwrap();
+            })
+        });
+    }
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -30,6 +30,7 @@ fn simulate_writes_the_trajectory_and_plots() {
         "galerkin:3",
         "-o",
         out_dir.to_str().unwrap(),
+        "--raster",
     ]);
     assert!(
         out.status.success(),

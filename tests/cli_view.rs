@@ -55,7 +55,8 @@ fn gif_frames(path: &Path) -> (u16, u16, usize) {
 #[test]
 fn view_draws_again_what_solve_drew() {
     let dir = fresh_dir("vito-view-solve");
-    let out = vito(&["solve", "problems/pendulum_swingup_1.yaml", "-o", s(&dir)]);
+    let solve = ["solve", "problems/pendulum_swingup_1.yaml", "-o", s(&dir)];
+    let out = vito(&[&solve[..], &["--raster"]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     let html = std::fs::read(dir.join("view.html")).unwrap();
     let gif = std::fs::read(dir.join("animation.gif")).unwrap();
@@ -63,7 +64,7 @@ fn view_draws_again_what_solve_drew() {
     assert!(report.contains("\"robot_file\"") && report.contains("\"base\": \"fixed\""));
     std::fs::remove_file(dir.join("view.html")).unwrap();
     std::fs::remove_file(dir.join("animation.gif")).unwrap();
-    let out = vito(&["view", s(&dir)]);
+    let out = vito(&["view", s(&dir), "--raster"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("view.html") && printed.contains("animation.gif"));
@@ -72,6 +73,24 @@ fn view_draws_again_what_solve_drew() {
     // A 3 s swing-up plays in 3 s at 20 frames per second, plus the first frame.
     let (w, _, frames) = gif_frames(&dir.join("animation.gif"));
     assert_eq!((w, frames), (480, 61));
+    // Without the raster the page alone; the animation of the same motion stays.
+    let out = vito(&["view", s(&dir)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        s(&dir.join("view.html"))
+    );
+    assert_eq!(std::fs::read(dir.join("animation.gif")).unwrap(), gif);
+    // Solving again without it leaves no picture of the earlier motion.
+    let out = vito(&solve);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for stale in ["animation.gif", "trajectory.png", "filmstrip.png"] {
+        assert!(
+            !dir.join(stale).exists(),
+            "{stale} left from the earlier solve"
+        );
+    }
+    assert!(dir.join("trajectory.svg").is_file() && dir.join("view.html").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -97,6 +116,7 @@ fn a_result_without_a_robot_file_takes_one_on_the_command_line() {
         "robots/pendulum1.urdf",
         "-o",
         s(&views),
+        "--raster",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(views.join("view.html").is_file() && views.join("animation.gif").is_file());
@@ -146,7 +166,7 @@ fn bad_inputs_are_one_line_errors_naming_the_file() {
 fn contact_forces_terrain_and_targets_reach_the_viewer() {
     let dir = fresh_dir("vito-view-contact");
     result_dirs::quadruped_on_terrain(&dir);
-    let out = vito(&["view", s(&dir)]);
+    let out = vito(&["view", s(&dir), "--raster"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let html = std::fs::read_to_string(dir.join("view.html")).unwrap();
     let start = html.find("id=\"vito-scene\">").unwrap() + "id=\"vito-scene\">".len();
@@ -210,6 +230,7 @@ fn simulate_and_compare_write_the_viewer_too() {
         "0.3",
         "-o",
         s(&sim),
+        "--raster",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report = std::fs::read_to_string(sim.join("report.json")).unwrap();

@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 use vito::output::write_solve_report;
-use vito::problem::{ProblemOverrides, Ranges, TrajectoryProblem, TranscriptionKind, load_problem};
+use vito::problem::{
+    ComplementarityMethod, ProblemOverrides, Ranges, TrajectoryProblem, TranscriptionKind,
+    load_problem,
+};
 use vito::sqp::{QpBackend, Status};
 use vito::transcription::{Outcome, dynamic_accuracy, solve};
 
@@ -197,6 +200,58 @@ fn box_touchdown_converges_with_contact_conditions() {
         contact.deepest_penetration <= prob.solver.constraint_tolerance,
         "{contact:?}"
     );
+}
+
+/// The planar hopper (`problems/hopper_hop.yaml`, smoothed complementarity, the default
+/// schedule) converges with the Simpson VI from the default guess, and its contact conditions
+/// hold: every product within the complementarity tolerance, no penetration. Independently of
+/// the solver's own test, every pair of the final level satisfies the Fischer–Burmeister
+/// identity `a·b = μ²` of its smoothing `μ = smoothing_margin · √complementarity_tolerance`.
+#[test]
+fn hopper_converges_with_contact_conditions() {
+    let prob = load(
+        "hopper_hop",
+        TranscriptionKind::Variational(2),
+        QpBackend::Clarabel,
+    );
+    assert!(matches!(
+        prob.complementarity,
+        ComplementarityMethod::Smoothing { end: None, .. }
+    ));
+    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    let r = &outcome.result;
+    assert_eq!(r.status, Status::Converged, "{}", r.message);
+    let contact = outcome.contact.expect("contact residuals");
+    assert!(
+        contact.largest_complementarity_product <= prob.solver.complementarity_tolerance,
+        "{contact:?}"
+    );
+    assert!(contact.deepest_penetration <= 1e-4, "{contact:?}");
+    let s = &prob.solver;
+    let mu = s.smoothing_margin * s.complementarity_tolerance.sqrt();
+    let trajectory = outcome
+        .solution
+        .contact
+        .as_ref()
+        .expect("contact trajectory");
+    let k = 2 + trajectory.directions;
+    for (p, (rows, vars)) in trajectory
+        .rows
+        .iter()
+        .zip(&trajectory.variables)
+        .enumerate()
+    {
+        for (row, var) in [(0, 0), (1, 1)].into_iter().chain((2..k).map(|j| (j, j))) {
+            let product = rows[row] * vars[var];
+            assert!(
+                (product / (mu * mu) - 1.0).abs() < 0.05,
+                "point {p}, pair {row}: {} * {} = {product:e}, μ² = {:e}",
+                rows[row],
+                vars[var],
+                mu * mu
+            );
+        }
+    }
 }
 
 #[test]

@@ -118,8 +118,14 @@ fn mimic_problem() -> TrajectoryProblem {
 fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let p2 = problem("p2.yaml", PENDULUM2);
     let biped = problem("b.yaml", BIPED_FREE_V);
-    let biped_contact = problem("bc.yaml", BIPED_CONTACT);
-    let quadruped_contact = problem("qc.yaml", QUADRUPED_CONTACT);
+    let biped_contact = problem(
+        "bc.yaml",
+        &format!("{BIPED_CONTACT}complementarity: {{method: penalty}}\n"),
+    );
+    let quadruped_contact = problem(
+        "qc.yaml",
+        &format!("{QUADRUPED_CONTACT}complementarity: {{method: penalty}}\n"),
+    );
     let humanoid_stance = problem("hs.yaml", HUMANOID_STANCE);
     let smoothed = problem(
         "bs.yaml",
@@ -136,8 +142,12 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
         ("pendulum2 trapezoid".into(), p2.clone(), 1),
         ("pendulum2 galerkin:3".into(), p2, 3),
         ("biped simpson".into(), biped, 2),
-        ("biped contact simpson".into(), biped_contact, 2),
-        ("quadruped contact simpson".into(), quadruped_contact, 2),
+        ("biped penalty contact simpson".into(), biped_contact, 2),
+        (
+            "quadruped penalty contact simpson".into(),
+            quadruped_contact,
+            2,
+        ),
         ("biped smoothed contact simpson".into(), smoothed, 2),
         ("quadruped relaxed contact simpson".into(), relaxed, 2),
     ]

@@ -1,6 +1,7 @@
 //! `vito balance FILE.yaml`: the static balance at a motion problem's start — the pose, torques
 //! and stance wrenches that hold the robot at rest — and its files.
 
+use super::RasterArg;
 use super::solve::{Tee, exit_for};
 use anyhow::Context;
 use clap::Args;
@@ -17,6 +18,8 @@ pub struct BalanceArgs {
     /// Output directory (default: the file's `output`, else results/<name>).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub images: RasterArg,
 }
 
 pub fn run(args: BalanceArgs) -> anyhow::Result<ExitCode> {
@@ -41,7 +44,7 @@ pub fn run(args: BalanceArgs) -> anyhow::Result<ExitCode> {
     let bal = balance(&prob, &mut log)?;
     let dir = &prob.output;
     write_atomic(&dir.join("balance.log"), &log.0).context("writing balance.log")?;
-    let files = write_balance(dir, &prob, &bal)?;
+    let files = write_balance(dir, &prob, &bal, args.images.formats())?;
     let r = &bal.result;
     eprintln!(
         "{:?} after {} iterations in {:.3} s: objective {:.6e}, constraint violation {:.1e}, \

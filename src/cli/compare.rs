@@ -1,8 +1,8 @@
 //! `vito compare FILE.yaml`: the same problem with the Simpson VI and with Hermite–Simpson
 //! collocation, side by side, with the dynamic accuracy of each solution.
 
-use super::parse_qp;
 use super::solve::{exit_for, solve_and_write};
+use super::{RasterArg, parse_qp};
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
@@ -24,6 +24,8 @@ pub struct CompareArgs {
     /// QP backend for both solves.
     #[arg(long, value_parser = parse_qp)]
     qp: Option<QpBackend>,
+    #[command(flatten)]
+    images: RasterArg,
 }
 
 #[derive(Serialize)]
@@ -55,7 +57,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         let mut prob = base.clone();
         prob.transcription = kind;
         let sub = dir.join(kind.to_string());
-        let outcome = solve_and_write(&prob, &sub)?;
+        let outcome = solve_and_write(&prob, &sub, args.images.formats())?;
         let accuracy = dynamic_accuracy(&prob.model, &outcome.solution, RESIMULATION_STEP);
         if outcome.result.status != Status::Converged {
             worst = outcome.result.status;
@@ -70,7 +72,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     write_atomic(&dir.join("compare.json"), json.as_bytes()).context("writing compare.json")?;
     let md = markdown(&base.name, base.stages, base.duration, &entries);
     write_atomic(&dir.join("compare.md"), md.as_bytes()).context("writing compare.md")?;
-    let views = write_views(&dir, Some(&base.model), &ViewOptions::default())?;
+    let opts = ViewOptions {
+        formats: args.images.formats(),
+        ..ViewOptions::default()
+    };
+    let views = write_views(&dir, Some(&base.model), &opts)?;
     eprint!("{md}");
     eprintln!(
         "wrote {}, {} and {}",

@@ -43,7 +43,24 @@ enum Command {
     View(view::ViewArgs),
 }
 
-/// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
+/// The `--raster` option of the commands that draw figures.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct RasterArg {
+    /// Also write every figure as PNG and the side view as animation.gif (slower: for a small
+    /// problem the rasters take longer than the solve). SVG figures and view.html are always
+    /// written.
+    #[arg(long)]
+    raster: bool,
+}
+
+impl RasterArg {
+    fn formats(self) -> vito::output::Formats {
+        vito::output::Formats {
+            raster: self.raster,
+        }
+    }
+}
+
 /// Prints the model's load warnings on stderr, one line each.
 fn print_model_warnings(model: &vito::model::Model) {
     for w in &model.report().warnings {
@@ -51,6 +68,7 @@ fn print_model_warnings(model: &vito::model::Model) {
     }
 }
 
+/// Writes to standard output; a closed pipe (`vito model .. | head`) is not an error.
 fn print_stdout(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     match std::io::stdout().lock().write_all(text.as_bytes()) {
@@ -70,6 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             output: None,
             qp: None,
             transcription: None,
+            images: RasterArg::default(),
         })
     });
     match command {

@@ -1,6 +1,7 @@
 //! `vito simulate FILE.yaml`: simulates a robot with the variational integrator and writes the
 //! trajectory and its plots.
 
+use super::RasterArg;
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -30,6 +31,8 @@ pub struct SimulateArgs {
     /// Output directory (default: the file's `output`, else results/<name>).
     #[arg(long, short)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    images: RasterArg,
 }
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
@@ -96,6 +99,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
          largest energy change {drift:.3e} J (from {e0:.6} J)",
         1e6 * elapsed / steps_done.max(1) as f64
     );
+    let formats = args.images.formats();
     let (figures, views) = rayon::join(
         || {
             write_simulation_figures(
@@ -104,9 +108,16 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                 &prob.model,
                 traj,
                 prob.contact.as_ref().map(|c| &c.terrain),
+                formats,
             )
         },
-        || write_views(dir, Some(&prob.model), &ViewOptions::default()),
+        || {
+            let opts = ViewOptions {
+                formats,
+                ..ViewOptions::default()
+            };
+            write_views(dir, Some(&prob.model), &opts)
+        },
     );
     let (figures, views) = (figures?, views?);
     let mut names = vec![csv.display().to_string(), report.display().to_string()];

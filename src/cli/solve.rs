@@ -1,6 +1,6 @@
 //! `vito solve FILE.yaml`: transcribes and solves a motion problem and writes its results.
 
-use super::parse_qp;
+use super::{RasterArg, parse_qp};
 use anyhow::Context;
 use clap::Args;
 use std::io::Write;
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use vito::output::{
-    ViewOptions, write_atomic, write_solve_figures, write_solve_report, write_views,
+    Formats, ViewOptions, write_atomic, write_solve_figures, write_solve_report, write_views,
 };
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
@@ -27,6 +27,8 @@ pub struct SolveArgs {
     /// Transcription: simpson_vi, trapezoid_vi, galerkin:S or hermite_simpson.
     #[arg(long)]
     pub transcription: Option<TranscriptionKind>,
+    #[command(flatten)]
+    pub images: RasterArg,
 }
 
 /// Writes to stderr and keeps a copy for `solver.log`.
@@ -43,8 +45,13 @@ impl Write for Tee {
     }
 }
 
-/// Solves `prob`, printing the log, and writes every result file into `dir`.
-pub fn solve_and_write(prob: &TrajectoryProblem, dir: &Path) -> anyhow::Result<Outcome> {
+/// Solves `prob`, printing the log, and writes every result file into `dir` (the rasters in
+/// `formats` too).
+pub fn solve_and_write(
+    prob: &TrajectoryProblem,
+    dir: &Path,
+    formats: Formats,
+) -> anyhow::Result<Outcome> {
     eprintln!(
         "solving '{}': robot '{}' ({} DoF, {} actuated), {} stages over {} s, {}, QP {:?}, Hessian {:?}",
         prob.name,
@@ -63,8 +70,14 @@ pub fn solve_and_write(prob: &TrajectoryProblem, dir: &Path) -> anyhow::Result<O
     write_atomic(&dir.join("solver.log"), &log.0).context("writing solver.log")?;
     let files = write_solve_report(dir, prob, &outcome)?;
     let (plots, views) = rayon::join(
-        || write_solve_figures(dir, prob, &outcome),
-        || write_views(dir, Some(&prob.model), &ViewOptions::default()),
+        || write_solve_figures(dir, prob, &outcome, formats),
+        || {
+            let opts = ViewOptions {
+                formats,
+                ..ViewOptions::default()
+            };
+            write_views(dir, Some(&prob.model), &opts)
+        },
     );
     let (plots, views) = (plots?, views?);
     let writing = writing.elapsed().as_secs_f64();
@@ -115,6 +128,6 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let prob = load_problem(&args.file, &overrides)?;
     super::print_model_warnings(&prob.model);
-    let outcome = solve_and_write(&prob, &prob.output)?;
+    let outcome = solve_and_write(&prob, &prob.output, args.images.formats())?;
     Ok(exit_for(outcome.result.status))
 }

@@ -1,6 +1,7 @@
-//! `vito view RESULT_DIR`: draws `view.html` and `animation.gif` again from a result
-//! directory's `report.json` and `trajectory.csv` (so older results get them too).
+//! `vito view RESULT_DIR`: draws `view.html` (and with `--raster` `animation.gif`) again from a
+//! result directory's `report.json` and `trajectory.csv` (so older results get them too).
 
+use super::RasterArg;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,9 +18,11 @@ pub struct ViewArgs {
     /// The robot's base: fixed, planar or floating (default: the report's, else fixed).
     #[arg(long)]
     base: Option<BaseKind>,
-    /// Where to write the two files (default: the result directory).
+    /// Where to write the files (default: the result directory).
     #[arg(long, short)]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    images: RasterArg,
 }
 
 pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
@@ -30,6 +33,7 @@ pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
             robot_file: args.robot,
             base: args.base,
             output: args.output,
+            formats: args.images.formats(),
         },
     )?;
     for f in files {

@@ -2,7 +2,7 @@
 //! of pressure and of mass), `balance.yaml` (the pose as the `initial:` block of a motion
 //! problem) and `balance` (the pose from the side and the front, SVG and PNG).
 
-use super::{FilmstripOptions, OutputError, StanceReport, write_atomic, write_filmstrip};
+use super::{FilmstripOptions, Formats, OutputError, StanceReport, write_atomic, write_filmstrip};
 use crate::problem::TrajectoryProblem;
 use crate::transcription::Balance;
 use serde::Serialize;
@@ -45,8 +45,8 @@ struct BalanceFile<'a> {
     stance: Option<StanceReport>,
 }
 
-/// Writes `balance.json`, `balance.yaml` and the `balance` figure of `bal` into `dir`; returns
-/// the files written.
+/// Writes `balance.json`, `balance.yaml` and the `balance` figure of `bal` (SVG, and with
+/// `formats.raster` PNG) into `dir`; returns the files written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -54,6 +54,7 @@ pub fn write_balance(
     dir: &Path,
     prob: &TrajectoryProblem,
     bal: &Balance,
+    formats: Formats,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let model = &prob.model;
     let names = model.joint_names();
@@ -112,15 +113,14 @@ pub fn write_balance(
     write_atomic(&json_path, json.as_bytes()).map_err(io(&json_path))?;
     let yaml_path = dir.join("balance.yaml");
     write_atomic(&yaml_path, pose_yaml(prob, bal, &names).as_bytes()).map_err(io(&yaml_path))?;
-    let stem = dir.join("balance");
     let forces = bal.stance.as_ref().map_or_else(Vec::new, |st| {
         vec![(
             0.0,
             st.feet.iter().filter_map(|f| f.world_force(0)).collect(),
         )]
     });
-    write_filmstrip(
-        &stem,
+    let figure = write_filmstrip(
+        &dir.join("balance"),
         model,
         &[(0.0, bal.q.clone())],
         &FilmstripOptions {
@@ -130,13 +130,9 @@ pub fn write_balance(
             terrain: None,
             forces,
         },
+        formats,
     )?;
-    Ok(vec![
-        json_path,
-        yaml_path,
-        stem.with_extension("svg"),
-        stem.with_extension("png"),
-    ])
+    Ok([json_path, yaml_path].into_iter().chain(figure).collect())
 }
 
 /// The pose as the `initial:` block of a motion problem: every joint at its value (shortest

@@ -1,8 +1,8 @@
 //! The standard figures of a solve and of a simulation.
 
 use super::{
-    ContactSchedule, FilmstripOptions, LinePlot, OutputError, Series, SoleFigure, SolePanel,
-    fine_grid, write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
+    ContactSchedule, FilmstripOptions, Formats, LinePlot, OutputError, Series, SoleFigure,
+    SolePanel, fine_grid, write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
     write_sole_figure,
 };
 use crate::contact::Terrain;
@@ -58,7 +58,8 @@ fn ground(model: &Model) -> Option<f64> {
 /// `convergence` (constraint violation and dual infeasibility per SQP iteration) and
 /// `filmstrip` (with the terrain, the contact forces and the stance forces at their centres
 /// of pressure), with contact `contact_forces` and `contact_schedule`, with stances
-/// `stance_wrench` and `centre_of_pressure`, each as SVG and PNG; returns the files written.
+/// `stance_wrench` and `centre_of_pressure`, each as SVG and with `formats.raster` PNG; returns
+/// the files written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -66,6 +67,7 @@ pub fn write_solve_figures(
     dir: &Path,
     prob: &TrajectoryProblem,
     outcome: &Outcome,
+    formats: Formats,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let sol = &outcome.solution;
     let times = fine_grid(sol, prob.stages);
@@ -92,8 +94,7 @@ pub fn write_solve_figures(
             log_y: false,
         });
     }
-    let stem = dir.join("trajectory");
-    write_panels(&stem, &title, &panels)?;
+    let mut files = write_panels(&dir.join("trajectory"), &title, &panels, formats)?;
     let history = &outcome.result.history;
     let conv = [
         Series {
@@ -111,9 +112,8 @@ pub fn write_solve_figures(
                 .collect(),
         },
     ];
-    let conv_stem = dir.join("convergence");
-    write_line_plot(
-        &conv_stem,
+    files.extend(write_line_plot(
+        &dir.join("convergence"),
         &LinePlot {
             title: &format!(
                 "{} — SQP convergence ({:?})",
@@ -124,8 +124,8 @@ pub fn write_solve_figures(
             series: &conv,
             log_y: true,
         },
-    )?;
-    let film_stem = dir.join("filmstrip");
+        formats,
+    )?);
     let film: Vec<(f64, Vec<f64>)> = times.iter().copied().zip(q).collect();
     let contact = sol.contact.as_ref();
     let forces: Vec<(f64, Vec<(Vec3, Vec3)>)> = sol
@@ -146,8 +146,8 @@ pub fn write_solve_figures(
             (t, f)
         })
         .collect();
-    write_filmstrip(
-        &film_stem,
+    files.extend(write_filmstrip(
+        &dir.join("filmstrip"),
         &prob.model,
         &film,
         &FilmstripOptions {
@@ -157,19 +157,20 @@ pub fn write_solve_figures(
             terrain: contact.map(|c| c.terrain.clone()),
             forces,
         },
-    )?;
-    let mut stems = vec![stem, conv_stem, film_stem];
+        formats,
+    )?);
     if let Some(st) = &sol.stance {
-        stems.extend(write_stance_figures(
+        files.extend(write_stance_figures(
             dir,
             &format!("{} — {}", prob.name, prob.transcription),
             &sol.times,
             st,
+            formats,
         )?);
     }
     if let Some(c) = contact {
         let points = sol.times.len();
-        stems.extend(write_contact_figures(
+        files.extend(write_contact_figures(
             dir,
             &format!("{} — {}", prob.name, prob.transcription),
             &ContactSeries {
@@ -183,22 +184,21 @@ pub fn write_solve_figures(
                     .map(|p| (0..c.names.len()).map(|l| c.gap(p, l)).collect())
                     .collect::<Vec<_>>(),
             },
+            formats,
         )?);
     }
-    Ok(stems
-        .iter()
-        .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
-        .collect())
+    Ok(files)
 }
 
 /// Writes `stance_wrench` (each stance foot's force and torque at its sole centre over time,
 /// in its frame's axes) and `centre_of_pressure` (the centre of pressure and the projected
-/// centre of mass inside each sole); returns their stems.
+/// centre of mass inside each sole); returns the files written.
 fn write_stance_figures(
     dir: &Path,
     title: &str,
     times: &[f64],
     st: &StanceTrajectory,
+    formats: Formats,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let component = |c: usize, label: &str| -> Vec<Series> {
         st.feet
@@ -223,9 +223,8 @@ fn write_stance_figures(
         .enumerate()
         .flat_map(|(c, l)| component(3 + c, l))
         .collect();
-    let wrench_stem = dir.join("stance_wrench");
-    write_panels(
-        &wrench_stem,
+    let mut files = write_panels(
+        &dir.join("stance_wrench"),
         &format!("{title} — stance wrench at the sole centre (sole axes)"),
         &[
             LinePlot {
@@ -243,10 +242,10 @@ fn write_stance_figures(
                 log_y: false,
             },
         ],
+        formats,
     )?;
-    let cop_stem = dir.join("centre_of_pressure");
-    write_sole_figure(
-        &cop_stem,
+    files.extend(write_sole_figure(
+        &dir.join("centre_of_pressure"),
         &SoleFigure {
             title: format!("{title} — centre of pressure in the sole"),
             panels: st
@@ -264,8 +263,9 @@ fn write_stance_figures(
                 })
                 .collect(),
         },
-    )?;
-    Ok(vec![wrench_stem, cop_stem])
+        formats,
+    )?);
+    Ok(files)
 }
 
 /// Contact values over time: `[sample][contact]` normal force (N), world force (N), gap (m).
@@ -283,11 +283,12 @@ const TOUCH_DISTANCE: f64 = 1e-3;
 const TOUCH_FORCE: f64 = 1e-3;
 
 /// Writes `contact_forces` (normal and friction force of each contact point over time) and
-/// `contact_schedule` (which point touches when); returns their stems.
+/// `contact_schedule` (which point touches when); returns the files written.
 fn write_contact_figures(
     dir: &Path,
     title: &str,
     c: &ContactSeries,
+    formats: Formats,
 ) -> Result<Vec<PathBuf>, OutputError> {
     // One series per contact point of `value(sample, point)`.
     let per_point = |value: &dyn Fn(usize, usize) -> f64| -> Vec<Series> {
@@ -310,9 +311,8 @@ fn write_contact_figures(
         let fn_ = c.normal[k][l];
         (c.forces[k][l].norm_squared() - fn_ * fn_).max(0.0).sqrt()
     });
-    let forces_stem = dir.join("contact_forces");
-    write_panels(
-        &forces_stem,
+    let mut files = write_panels(
+        &dir.join("contact_forces"),
         &format!("{title} — contact forces"),
         &[
             LinePlot {
@@ -330,11 +330,11 @@ fn write_contact_figures(
                 log_y: false,
             },
         ],
+        formats,
     )?;
     let largest = c.normal.iter().flatten().fold(0.0f64, |a, &f| a.max(f));
-    let schedule_stem = dir.join("contact_schedule");
-    write_contact_schedule(
-        &schedule_stem,
+    files.extend(write_contact_schedule(
+        &dir.join("contact_schedule"),
         &ContactSchedule {
             title: format!("{title} — contact schedule"),
             names: c.names.to_vec(),
@@ -351,13 +351,15 @@ fn write_contact_figures(
                 })
                 .collect(),
         },
-    )?;
-    Ok(vec![forces_stem, schedule_stem])
+        formats,
+    )?);
+    Ok(files)
 }
 
 /// Writes `joints` (positions and velocities over time), `energy` (change of the total energy)
 /// and `filmstrip` of a simulation (with the terrain and the contact forces), and with contact
-/// `contact_forces` and `contact_schedule`, each as SVG and PNG; returns the files written.
+/// `contact_forces` and `contact_schedule`, each as SVG and with `formats.raster` PNG; returns
+/// the files written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -367,14 +369,15 @@ pub fn write_simulation_figures(
     model: &Model,
     traj: &Trajectory,
     terrain: Option<&Terrain>,
+    formats: Formats,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let qs = columns(&traj.joint_names, &traj.time, &traj.q);
     let vs = columns(&traj.joint_names, &traj.time, &traj.v);
-    let stem = dir.join("joints");
-    write_panels(
-        &stem,
+    let mut files = write_panels(
+        &dir.join("joints"),
         &format!("{name} — simulated joints"),
         &state_panels(&qs, &vs),
+        formats,
     )?;
     let e0 = traj.energy.first().copied().unwrap_or(0.0);
     let energy = [Series {
@@ -386,9 +389,8 @@ pub fn write_simulation_figures(
             .map(|(t, e)| (*t, e - e0))
             .collect(),
     }];
-    let e_stem = dir.join("energy");
-    write_line_plot(
-        &e_stem,
+    files.extend(write_line_plot(
+        &dir.join("energy"),
         &LinePlot {
             title: &format!("{name} — total energy change (E(0) = {e0:.6} J)"),
             x_label: "t [s]",
@@ -396,8 +398,8 @@ pub fn write_simulation_figures(
             series: &energy,
             log_y: false,
         },
-    )?;
-    let film_stem = dir.join("filmstrip");
+        formats,
+    )?);
     let film: Vec<(f64, Vec<f64>)> = traj
         .time
         .iter()
@@ -421,8 +423,8 @@ pub fn write_simulation_figures(
             })
             .collect()
     });
-    write_filmstrip(
-        &film_stem,
+    files.extend(write_filmstrip(
+        &dir.join("filmstrip"),
         model,
         &film,
         &FilmstripOptions {
@@ -432,10 +434,10 @@ pub fn write_simulation_figures(
             terrain: terrain.cloned(),
             forces,
         },
-    )?;
-    let mut stems = vec![stem, e_stem, film_stem];
+        formats,
+    )?);
     if let Some(c) = contact {
-        stems.extend(write_contact_figures(
+        files.extend(write_contact_figures(
             dir,
             name,
             &ContactSeries {
@@ -445,10 +447,8 @@ pub fn write_simulation_figures(
                 forces: &c.forces,
                 gaps: &c.gaps,
             },
+            formats,
         )?);
     }
-    Ok(stems
-        .iter()
-        .flat_map(|s| [s.with_extension("svg"), s.with_extension("png")])
-        .collect())
+    Ok(files)
 }

@@ -10,7 +10,9 @@
 //! ghost, and a footer keys the colours and the spacing of the background grid.
 
 use super::OutputError;
-use super::plot::{DrawResult, Figure, INK, MUTED, Scale, text_width, with_suffix, write_figure};
+use super::plot::{
+    DrawResult, Figure, Formats, INK, MUTED, Scale, text_width, with_suffix, write_figure,
+};
 use super::skeleton::{Anchor, Side, Skeleton};
 use crate::contact::Terrain;
 use crate::dynamics::{Workspace, forward_kinematics};
@@ -20,7 +22,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How a filmstrip is made.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +68,8 @@ pub fn write_filmstrip(
     model: &Model,
     samples: &[(f64, Vec<f64>)],
     opts: &FilmstripOptions,
-) -> Result<(), OutputError> {
+    formats: Formats,
+) -> Result<Vec<PathBuf>, OutputError> {
     let dof = model.dof();
     if let Some((t, q)) = samples.iter().find(|(_, q)| q.len() != dof) {
         return Err(OutputError::Draw {
@@ -88,7 +91,7 @@ pub fn write_filmstrip(
             pose.forces = f.clone();
         }
     }
-    write_figure(stem, || Filmstrip::new(model, poses, opts))
+    write_figure(stem, formats, || Filmstrip::new(model, poses, opts))
 }
 
 /// A segment of the stick figure, in world coordinates.
@@ -732,7 +735,7 @@ impl Figure for Filmstrip {
 mod tests {
     use super::*;
     use crate::model::{PendulumSpec, load_urdf, parse_urdf, pendulum_urdf};
-    use crate::output::plot::tests::{read_figure, temp_dir};
+    use crate::output::plot::tests::{RASTER, read_figure, temp_dir};
 
     fn pendulum(links: usize) -> Model {
         let spec = PendulumSpec {
@@ -765,7 +768,7 @@ mod tests {
             ..FilmstripOptions::default()
         };
         let stem = dir.join("swing");
-        write_filmstrip(&stem, &model, &swing(&model), &opts).unwrap();
+        write_filmstrip(&stem, &model, &swing(&model), &opts, RASTER).unwrap();
         let (svg, _) = read_figure(&stem);
         assert!(svg.contains("Pendulum swing"));
         assert_eq!(labels(&svg), 8);
@@ -798,7 +801,7 @@ mod tests {
             ..FilmstripOptions::default()
         };
         let stem = dir.join("knee");
-        write_filmstrip(&stem, &model, &samples, &opts).unwrap();
+        write_filmstrip(&stem, &model, &samples, &opts, RASTER).unwrap();
         let (svg, _) = read_figure(&stem);
         assert!(svg.contains("side (x–z)") && svg.contains("front (y–z)"));
         assert_eq!(labels(&svg), 10, "five snapshots in two views");
@@ -812,7 +815,7 @@ mod tests {
         let model = pendulum(2);
         let opts = FilmstripOptions::default();
         let few: Vec<(f64, Vec<f64>)> = (0..3).map(|k| (f64::from(k), vec![0.3; 2])).collect();
-        write_filmstrip(&dir.join("few"), &model, &few, &opts).unwrap();
+        write_filmstrip(&dir.join("few"), &model, &few, &opts, RASTER).unwrap();
         assert_eq!(
             labels(&read_figure(&dir.join("few")).0),
             3,
@@ -822,25 +825,25 @@ mod tests {
         broken[50].1[1] = f64::NAN;
         broken[60].0 = f64::INFINITY;
         broken[70].1[0] = 1e300;
-        write_filmstrip(&dir.join("broken"), &model, &broken, &opts).unwrap();
+        write_filmstrip(&dir.join("broken"), &model, &broken, &opts, RASTER).unwrap();
         assert_eq!(labels(&read_figure(&dir.join("broken")).0), 8);
         let nan = [(f64::NAN, vec![0.0; 2]), (1.0, vec![f64::NAN; 2])];
         for (name, samples) in [("empty", &[][..]), ("nan", &nan[..])] {
             let stem = dir.join(name);
-            write_filmstrip(&stem, &model, samples, &opts).unwrap();
+            write_filmstrip(&stem, &model, samples, &opts, RASTER).unwrap();
             assert!(read_figure(&stem).0.contains("no data"));
         }
         let zero = FilmstripOptions {
             frames: 0,
             ..FilmstripOptions::default()
         };
-        write_filmstrip(&dir.join("zero"), &model, &broken, &zero).unwrap();
+        write_filmstrip(&dir.join("zero"), &model, &broken, &zero, RASTER).unwrap();
         assert_eq!(labels(&read_figure(&dir.join("zero")).0), 1);
         let many = FilmstripOptions {
             frames: 1000,
             ..FilmstripOptions::default()
         };
-        write_filmstrip(&dir.join("many"), &model, &broken, &many).unwrap();
+        write_filmstrip(&dir.join("many"), &model, &broken, &many, RASTER).unwrap();
         assert_eq!(labels(&read_figure(&dir.join("many")).0), MAX_FRAMES);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -861,11 +864,12 @@ mod tests {
         let model = pendulum(2);
         let opts = FilmstripOptions::default();
         let short = vec![(0.0, vec![0.0])];
-        let err = write_filmstrip(&dir.join("short"), &model, &short, &opts).unwrap_err();
+        let err = write_filmstrip(&dir.join("short"), &model, &short, &opts, RASTER).unwrap_err();
         assert!(matches!(err, OutputError::Draw { .. }), "{err}");
         let file = dir.join("file");
         std::fs::write(&file, b"not a directory").unwrap();
-        let err = write_filmstrip(&file.join("strip"), &model, &swing(&model), &opts).unwrap_err();
+        let err = write_filmstrip(&file.join("strip"), &model, &swing(&model), &opts, RASTER)
+            .unwrap_err();
         assert!(matches!(err, OutputError::Io { .. }), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

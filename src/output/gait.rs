@@ -2,12 +2,14 @@
 //! point touches the terrain, over time; written as SVG and PNG.
 
 use super::OutputError;
-use super::plot::{DrawResult, Figure, INK, MUTED, Scale, text_width, write_figure};
+use super::plot::{
+    DrawResult, Figure, Formats, INK, MUTED, Scale, text_width, with_suffix, write_figure,
+};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Which contact points touch when: `touching[k][l]` at `times[k]` for point `names[l]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,20 +35,25 @@ const BAR: RGBColor = RGBColor(31, 119, 180);
 const LANE: RGBColor = RGBColor(242, 242, 242);
 const TICK: RGBColor = RGBColor(200, 200, 200);
 
-/// Writes the diagram to `<stem>.svg` and `<stem>.png`. A contact interval spans from the
+/// Writes the diagram to `<stem>.svg` and with `formats.raster` `<stem>.png`; returns the files
+/// written. A contact interval spans from the
 /// midpoint before its first touching sample to the midpoint after its last.
 ///
 /// # Errors
 /// [`OutputError::Io`] if a file cannot be written, [`OutputError::Draw`] if drawing fails or
 /// a row of `touching` does not have one entry per point.
-pub fn write_contact_schedule(stem: &Path, schedule: &ContactSchedule) -> Result<(), OutputError> {
+pub fn write_contact_schedule(
+    stem: &Path,
+    schedule: &ContactSchedule,
+    formats: Formats,
+) -> Result<Vec<PathBuf>, OutputError> {
     if let Some(k) = schedule
         .touching
         .iter()
         .position(|row| row.len() != schedule.names.len())
     {
         return Err(OutputError::Draw {
-            path: stem.with_extension("svg"),
+            path: with_suffix(stem, "svg"),
             message: format!(
                 "sample {k} has {} contact flags for {} contact points",
                 schedule.touching[k].len(),
@@ -54,7 +61,7 @@ pub fn write_contact_schedule(stem: &Path, schedule: &ContactSchedule) -> Result
             ),
         });
     }
-    write_figure(stem, || Gait::new(schedule.clone()))
+    write_figure(stem, formats, || Gait::new(schedule.clone()))
 }
 
 struct Gait {

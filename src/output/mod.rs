@@ -27,7 +27,7 @@ pub use balance_report::write_balance;
 pub use figures::{write_simulation_figures, write_solve_figures};
 pub use filmstrip::{FilmstripOptions, write_filmstrip};
 pub use gait::{ContactSchedule, write_contact_schedule};
-pub use plot::{LinePlot, Series, write_line_plot, write_panels};
+pub use plot::{Formats, LinePlot, Series, write_line_plot, write_panels};
 pub use recorded::{ContactRecord, RobotRecord, TargetKind, TargetRecord};
 pub use result_dir::{RecordedReport, read_motion, read_report};
 pub use scene::Motion;

@@ -1,5 +1,5 @@
-//! Line plots written as SVG and PNG: one chart per figure ([`write_line_plot`]) or several
-//! charts stacked above a shared x axis ([`write_panels`]).
+//! Line plots written as SVG (and PNG with [`Formats::raster`]): one chart per figure
+//! ([`write_line_plot`]) or several charts stacked above a shared x axis ([`write_panels`]).
 //!
 //! Both formats come from the same drawing code (plotters' SVG and bitmap backends). Text is set
 //! in the DejaVu Sans font compiled into the binary, so no system font is needed. The PNG is
@@ -41,8 +41,9 @@ pub struct LinePlot<'a> {
     pub log_y: bool,
 }
 
-/// Writes `plot` to `<stem>.svg` and `<stem>.png` (1200 × 700 px), e.g. `results/x/joints` →
-/// `results/x/joints.svg` and `results/x/joints.png`.
+/// Writes `plot` to `<stem>.svg`, and with `formats.raster` to `<stem>.png` (1200 × 700 px),
+/// e.g. `results/x/joints` → `results/x/joints.svg` and `results/x/joints.png`; returns the
+/// files written.
 ///
 /// Up to 12 curves get distinct colours (ten, then the first two again dashed) and a legend
 /// beside the chart; more are drawn thin in a colour ramp from the first to the last, with the
@@ -51,25 +52,45 @@ pub struct LinePlot<'a> {
 ///
 /// # Errors
 /// [`OutputError::Io`] if a file cannot be written, [`OutputError::Draw`] if drawing fails.
-pub fn write_line_plot(stem: &Path, plot: &LinePlot) -> Result<(), OutputError> {
-    write_figure(stem, || {
+pub fn write_line_plot(
+    stem: &Path,
+    plot: &LinePlot,
+    formats: Formats,
+) -> Result<Vec<PathBuf>, OutputError> {
+    write_figure(stem, formats, || {
         LineFigure::new(None, std::slice::from_ref(plot), PLOT_HEIGHT)
     })
 }
 
 /// Writes several charts stacked vertically in one figure under `title` to `<stem>.svg` and
-/// `<stem>.png` (1200 px wide, 350 px per panel plus a title band), e.g. the q, v and u of a
-/// trajectory. The panels share the x range, the x label of the last panel is written under
+/// with `formats.raster` `<stem>.png` (1200 px wide, 350 px per panel plus a title band), e.g.
+/// the q, v and u of a trajectory; returns the files written. The panels share the x range, the x label of the last panel is written under
 /// the bottom one, and each panel is drawn as in [`write_line_plot`].
 ///
 /// # Errors
 /// [`OutputError::Io`] if a file cannot be written, [`OutputError::Draw`] if drawing fails.
-pub fn write_panels(stem: &Path, title: &str, panels: &[LinePlot]) -> Result<(), OutputError> {
-    write_figure(stem, || LineFigure::new(Some(title), panels, PANEL_HEIGHT))
+pub fn write_panels(
+    stem: &Path,
+    title: &str,
+    panels: &[LinePlot],
+    formats: Formats,
+) -> Result<Vec<PathBuf>, OutputError> {
+    write_figure(stem, formats, || {
+        LineFigure::new(Some(title), panels, PANEL_HEIGHT)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Figures in both formats (shared with the filmstrip).
+
+/// The files a command writes its pictures as. Figures are always SVG and the 3-D viewer is
+/// always `view.html`; the rasters are drawn at twice their size and averaged down, which for a
+/// small problem takes several times as long as the solve, so they are asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Formats {
+    /// Also a PNG of every figure and the side-view `animation.gif` (`--raster`).
+    pub raster: bool,
+}
 
 /// The PNG is drawn this many times larger and averaged down.
 const SUPERSAMPLE: u32 = 2;
@@ -118,28 +139,50 @@ pub(super) trait Figure {
 }
 
 /// Builds a figure (after the font is registered, so it can measure text) and writes it to
-/// `<stem>.svg` and `<stem>.png`, each atomically and only once both have been drawn.
+/// `<stem>.svg` and with `formats.raster` `<stem>.png`, each atomically and only once all have
+/// been drawn; returns the files written. Without the raster, a PNG that an earlier drawing
+/// left at `<stem>.png` is removed.
 pub(super) fn write_figure<F: Figure>(
     stem: &Path,
+    formats: Formats,
     build: impl FnOnce() -> F,
-) -> Result<(), OutputError> {
+) -> Result<Vec<PathBuf>, OutputError> {
     let svg_path = with_suffix(stem, "svg");
-    let png_path = with_suffix(stem, "png");
     let draw_error = |path: &Path| {
         let path = path.to_path_buf();
         move |message| OutputError::Draw { path, message }
     };
     register_fonts().map_err(draw_error(&svg_path))?;
     let figure = build();
-    let svg = render_svg(&figure).map_err(draw_error(&svg_path))?;
-    let png = render_png(&figure).map_err(draw_error(&png_path))?;
-    for (path, bytes) in [(&svg_path, svg.as_bytes()), (&png_path, &png)] {
+    let mut files = vec![(
+        svg_path.clone(),
+        render_svg(&figure)
+            .map_err(draw_error(&svg_path))?
+            .into_bytes(),
+    )];
+    let png_path = with_suffix(stem, "png");
+    if formats.raster {
+        let png = render_png(&figure).map_err(draw_error(&png_path))?;
+        files.push((png_path, png));
+    } else {
+        // A PNG of an earlier drawing of this figure would no longer match its SVG.
+        match std::fs::remove_file(&png_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(OutputError::Io {
+                    path: png_path,
+                    source: e,
+                });
+            }
+            _ => {}
+        }
+    }
+    for (path, bytes) in &files {
         write_atomic(path, bytes).map_err(|source| OutputError::Io {
             path: path.clone(),
             source,
         })?;
     }
-    Ok(())
+    Ok(files.into_iter().map(|(path, _)| path).collect())
 }
 
 /// Width in nominal pixels of `text` in DejaVu Sans of `size` and `weight`.
@@ -1011,6 +1054,9 @@ pub(super) mod tests {
         dir
     }
 
+    /// Every format, so that the tests read the SVG and the PNG of each figure.
+    pub(in crate::output) const RASTER: Formats = Formats { raster: true };
+
     /// Width and height from the IHDR chunk of a PNG file, after checking the signature.
     pub(in crate::output) fn png_size(bytes: &[u8]) -> (u32, u32) {
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
@@ -1087,12 +1133,27 @@ pub(super) mod tests {
         let dir = temp_dir("line-plot");
         let series = [sine("hip", 0.0), sine("knee", 1.0)];
         let stem = dir.join("run.1").join("joints");
-        write_line_plot(&stem, &plot("Joint positions", &series, false)).unwrap();
+        let written =
+            write_line_plot(&stem, &plot("Joint positions", &series, false), RASTER).unwrap();
+        let (svg_path, png_path) = (
+            dir.join("run.1").join("joints.svg"),
+            dir.join("run.1").join("joints.png"),
+        );
+        assert_eq!(written, [svg_path.clone(), png_path]);
         let (svg, size) = read_figure(&stem);
         assert!(svg.contains("Joint positions") && svg.contains("knee"));
         assert_eq!(size, (WIDTH, PLOT_HEIGHT));
         let files = std::fs::read_dir(dir.join("run.1")).unwrap().count();
         assert_eq!(files, 2, "exactly the two figures, no temporary files");
+        let svg_only = write_line_plot(
+            &stem,
+            &plot("Joint positions", &series, false),
+            Formats::default(),
+        )
+        .unwrap();
+        assert_eq!(svg_only, [svg_path]);
+        let files = std::fs::read_dir(dir.join("run.1")).unwrap().count();
+        assert_eq!(files, 1, "without the raster the earlier PNG is gone");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1109,7 +1170,7 @@ pub(super) mod tests {
             plot("Residual", &q, true),
         ];
         let stem = dir.join("trajectory");
-        write_panels(&stem, "Swing-up & back", &panels).unwrap();
+        write_panels(&stem, "Swing-up & back", &panels, RASTER).unwrap();
         let (svg, size) = read_figure(&stem);
         assert_eq!(size, (WIDTH, TITLE_BAND + 3 * PANEL_HEIGHT));
         assert!(svg.contains("Swing-up &amp; back"), "the title is escaped");
@@ -1152,7 +1213,7 @@ pub(super) mod tests {
         ];
         for log_y in [false, true] {
             let stem = dir.join(format!("bad-{log_y}"));
-            write_line_plot(&stem, &plot("Bad values", &series, log_y)).unwrap();
+            write_line_plot(&stem, &plot("Bad values", &series, log_y), RASTER).unwrap();
             read_figure(&stem);
         }
         let nothing = [Series {
@@ -1161,15 +1222,21 @@ pub(super) mod tests {
         }];
         for (name, series) in [("none", &[][..]), ("nan", &nothing[..])] {
             let stem = dir.join(name);
-            write_line_plot(&stem, &plot("Nothing", series, true)).unwrap();
+            write_line_plot(&stem, &plot("Nothing", series, true), RASTER).unwrap();
             assert!(read_figure(&stem).0.contains("no data"));
         }
         let single = [Series {
             label: "one point".into(),
             points: vec![(1.0, 0.0)],
         }];
-        write_panels(&dir.join("single"), "Single", &[plot("p", &single, false)]).unwrap();
-        write_panels(&dir.join("no-panels"), "Empty", &[]).unwrap();
+        write_panels(
+            &dir.join("single"),
+            "Single",
+            &[plot("p", &single, false)],
+            RASTER,
+        )
+        .unwrap();
+        write_panels(&dir.join("no-panels"), "Empty", &[], RASTER).unwrap();
         read_figure(&dir.join("no-panels"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -1180,7 +1247,8 @@ pub(super) mod tests {
         let file = dir.join("file");
         std::fs::write(&file, b"not a directory").unwrap();
         let series = [sine("a", 0.0)];
-        let err = write_line_plot(&file.join("plot"), &plot("x", &series, false)).unwrap_err();
+        let err =
+            write_line_plot(&file.join("plot"), &plot("x", &series, false), RASTER).unwrap_err();
         assert!(matches!(err, OutputError::Io { .. }), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

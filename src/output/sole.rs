@@ -5,13 +5,13 @@
 //! pressure stays inside the rectangle.
 
 use super::OutputError;
-use super::plot::{DrawResult, Figure, INK, MUTED, Scale, write_figure};
+use super::plot::{DrawResult, Figure, Formats, INK, MUTED, Scale, write_figure};
 use crate::contact::SoleRectangle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One foot of a [`SoleFigure`].
 #[derive(Clone, Debug, PartialEq)]
@@ -35,12 +35,17 @@ pub struct SoleFigure {
     pub panels: Vec<SolePanel>,
 }
 
-/// Writes `figure` to `<stem>.svg` and `<stem>.png`.
+/// Writes `figure` to `<stem>.svg` and with `formats.raster` `<stem>.png`; returns the files
+/// written.
 ///
 /// # Errors
 /// [`OutputError::Io`] if a file cannot be written, [`OutputError::Draw`] if drawing fails.
-pub fn write_sole_figure(stem: &Path, figure: &SoleFigure) -> Result<(), OutputError> {
-    write_figure(stem, || Layout::new(figure))
+pub fn write_sole_figure(
+    stem: &Path,
+    figure: &SoleFigure,
+    formats: Formats,
+) -> Result<Vec<PathBuf>, OutputError> {
+    write_figure(stem, formats, || Layout::new(figure))
 }
 
 const TITLE_BAND: u32 = 50;

@@ -1,14 +1,15 @@
-//! The pictures of a result directory: `view.html` (the 3-D viewer) and `animation.gif` (the
-//! side view), drawn from the directory's `report.json` and `trajectory.csv` alone, so that
+//! The pictures of a result directory: `view.html` (the 3-D viewer) and, with
+//! [`Formats::raster`], `animation.gif` (the side view), drawn from the directory's
+//! `report.json` and `trajectory.csv` alone, so that
 //! `vito solve`, `vito simulate`, `vito compare` and `vito view` draw exactly the same thing.
 //! A comparison directory (with `compare.json`) shows its solutions together.
 
-use super::OutputError;
 use super::animation::write_animation;
 use super::recorded::RobotRecord;
 use super::result_dir::{RecordedReport, read_motion, read_report};
 use super::scene::{Scene, SceneInput};
 use super::viewer::write_viewer;
+use super::{Formats, OutputError};
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::Vec3;
 use serde::Deserialize;
@@ -23,6 +24,8 @@ pub struct ViewOptions {
     pub base: Option<BaseKind>,
     /// Output directory (instead of the result directory).
     pub output: Option<PathBuf>,
+    /// Whether the side-view `animation.gif` is drawn too.
+    pub formats: Formats,
 }
 
 #[derive(Deserialize)]
@@ -97,7 +100,27 @@ fn contacts(model: &Model, record: &RobotRecord) -> Vec<(String, usize, Vec3)> {
     }
 }
 
-/// Writes `view.html` and `animation.gif` for the result in `dir` and returns their paths.
+/// Removes `file` if it is older than any of `sources` (a picture of a motion since rewritten),
+/// so that a result directory never shows a motion it does not hold.
+fn remove_if_older(file: &Path, sources: &[PathBuf]) -> Result<(), OutputError> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(made) = modified(file) else {
+        return Ok(());
+    };
+    if sources
+        .iter()
+        .any(|s| modified(s).is_some_and(|t| t > made))
+    {
+        std::fs::remove_file(file).map_err(|source| OutputError::Io {
+            path: file.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes `view.html`, and with `opts.formats.raster` `animation.gif`, for the result in `dir`
+/// and returns their paths.
 /// `model` is the robot when the caller has it (a solve or simulation just run); otherwise it
 /// is loaded from the report's `robot_file` and `base` or from `opts`.
 ///
@@ -189,6 +212,15 @@ pub fn write_views(
     let out = opts.output.clone().unwrap_or_else(|| dir.to_path_buf());
     let html = out.join("view.html");
     let gif = out.join("animation.gif");
+    if !opts.formats.raster {
+        write_viewer(&html, &scene)?;
+        let shown: Vec<PathBuf> = records
+            .iter()
+            .map(|r| r.dir.join("trajectory.csv"))
+            .collect();
+        remove_if_older(&gif, &shown)?;
+        return Ok(vec![html]);
+    }
     let (a, b) = rayon::join(
         || write_viewer(&html, &scene),
         || write_animation(&gif, &scene),

@@ -9,7 +9,7 @@ mod stance;
 mod terrain;
 
 pub use optimization::{
-    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING,
+    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START,
     FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
     TrajectoryProblem, TranscriptionKind, load_problem,
 };

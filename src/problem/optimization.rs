@@ -308,17 +308,18 @@ pub enum ComplementarityMethod {
     Penalty(f64),
     /// Smoothed Fischer–Burmeister equalities `a + b − √(a² + b² + 2μ²) = 0` (so `a, b > 0`,
     /// `ab = μ²`), solved for `μ` from `start` down to `end`, each solve warm-started from the
-    /// one before.
+    /// one before (the schedule: `transcription::solve`). The default method.
     Smoothing {
         /// The first `μ`.
         start: f64,
-        /// The last `μ`.
-        end: f64,
+        /// The last `μ`; `None` for the one the complementarity tolerance asks for
+        /// (`Settings::smoothing_margin`).
+        end: Option<f64>,
     },
 }
 
-/// Default first and last smoothing of the complementarity (`μ`, in the variables' units).
-pub const DEFAULT_SMOOTHING: (f64, f64) = (1e-2, 1e-7);
+/// Default first smoothing of the complementarity (`μ`, in the variables' units).
+pub const DEFAULT_SMOOTHING_START: f64 = 1e-2;
 
 /// Default weight of the complementarity penalty.
 pub const DEFAULT_PENALTY_WEIGHT: f64 = 100.0;
@@ -1158,7 +1159,10 @@ pub fn load_problem(
     let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
     let stances = stances(&ctx, &f.stance, &initial_q)?;
     let complementarity = match &f.complementarity {
-        None => ComplementarityMethod::Penalty(DEFAULT_PENALTY_WEIGHT),
+        None => ComplementarityMethod::Smoothing {
+            start: DEFAULT_SMOOTHING_START,
+            end: None,
+        },
         Some(c) => match (c.method.as_str(), c.weight) {
             (m, _) if m != "smoothing" && (c.start.is_some() || c.end.is_some()) => {
                 return Err(ctx.invalid(
@@ -1167,15 +1171,22 @@ pub fn load_problem(
                 ));
             }
             ("smoothing", None) => {
-                let start = c.start.unwrap_or(DEFAULT_SMOOTHING.0);
-                let end = c.end.unwrap_or(DEFAULT_SMOOTHING.1);
-                if !(end > 0.0 && start >= end && start.is_finite()) {
+                let start = c.start.unwrap_or(DEFAULT_SMOOTHING_START);
+                if !(start > 0.0 && start.is_finite()) {
+                    return Err(ctx.invalid(
+                        "complementarity.start",
+                        format!("must be a positive number, got {start}"),
+                    ));
+                }
+                if let Some(end) = c.end
+                    && !(end > 0.0 && start >= end)
+                {
                     return Err(ctx.invalid(
                         "complementarity",
                         format!("needs 0 < end <= start, got start {start}, end {end}"),
                     ));
                 }
-                ComplementarityMethod::Smoothing { start, end }
+                ComplementarityMethod::Smoothing { start, end: c.end }
             }
             ("relaxation", None) => ComplementarityMethod::Relaxation,
             ("relaxation" | "smoothing", Some(_)) => {

@@ -71,6 +71,14 @@ pub struct Settings {
     pub relaxation_initial: f64,
     /// Factor by which `ε` shrinks each time a relaxed problem is solved, in `(0, 1)`.
     pub relaxation_decrease: f64,
+    /// Factor by which the smoothing `μ` of smoothed complementarity (the contact term's
+    /// Fischer–Burmeister rows, `transcription::solve`) shrinks from one solve to the next, in
+    /// `(0, 1)`.
+    pub smoothing_decrease: f64,
+    /// The last smoothing is `smoothing_margin · √complementarity_tolerance` when the problem
+    /// names none: a smoothed solution's products are `μ²` exactly, so that level meets the
+    /// tolerance with the margin squared to spare. In `(0, 1]`.
+    pub smoothing_margin: f64,
     /// The algorithm's constants (line search, inertia control, working-set QP); the defaults
     /// are what the tests and benchmarks were measured with.
     pub tuning: Tuning,
@@ -265,6 +273,8 @@ impl Default for Settings {
             second_order_correction: true,
             relaxation_initial: 0.1,
             relaxation_decrease: 0.1,
+            smoothing_decrease: 0.1,
+            smoothing_margin: 0.5,
             tuning: Tuning::default(),
         }
     }
@@ -315,6 +325,20 @@ impl Settings {
                 "relaxation_decrease",
                 self.relaxation_decrease,
                 "must lie strictly between 0 and 1",
+            ));
+        }
+        if !(self.smoothing_decrease > 0.0 && self.smoothing_decrease < 1.0) {
+            return Err(invalid(
+                "smoothing_decrease",
+                self.smoothing_decrease,
+                "must lie strictly between 0 and 1",
+            ));
+        }
+        if !(self.smoothing_margin > 0.0 && self.smoothing_margin <= 1.0) {
+            return Err(invalid(
+                "smoothing_margin",
+                self.smoothing_margin,
+                "must lie in (0, 1]",
             ));
         }
         self.tuning.validate()?;

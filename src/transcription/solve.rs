@@ -2,8 +2,8 @@
 
 use super::{CollocationNlp, ContactResiduals, Solution, VariationalNlp};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem, TranscriptionKind};
-use crate::sqp::Status;
 use crate::sqp::{LogObserver, Nlp, Solver, SqpError, SqpResult};
+use crate::sqp::{Settings, Status};
 use std::io::Write;
 
 /// Sizes of the transcribed NLP.
@@ -143,16 +143,24 @@ impl Transcription for CollocationNlp<'_> {
     }
 }
 
-/// The smoothing levels of the solves: one solve without smoothing, or `μ` from `start` to
-/// `end` by factors of [`SMOOTHING_DECREASE`].
-fn smoothing_levels(method: ComplementarityMethod) -> Vec<Option<f64>> {
+/// The smoothing levels of the solves: one solve without smoothing, or `μ` from `start`
+/// down by factors of `smoothing_decrease` to the last level, `end` or, by default,
+/// `smoothing_margin · √complementarity_tolerance`.
+///
+/// A smoothed solution has `a·b = μ²` in every pair, so the default last level is the first at
+/// which the products meet the tolerance; smaller ones only make the solves harder (the
+/// sticking rows become dependent as `μ²`, see ARCHITECTURE.md, "Contact").
+fn smoothing_levels(method: ComplementarityMethod, settings: &Settings) -> Vec<Option<f64>> {
     match method {
         ComplementarityMethod::Smoothing { start, end } => {
+            let end = end
+                .unwrap_or(settings.smoothing_margin * settings.complementarity_tolerance.sqrt())
+                .min(start);
             let mut out = Vec::new();
             let mut mu = start;
             while mu > end * (1.0 + 1e-9) {
                 out.push(Some(mu));
-                mu *= SMOOTHING_DECREASE;
+                mu *= settings.smoothing_decrease;
             }
             out.push(Some(end));
             out
@@ -160,9 +168,6 @@ fn smoothing_levels(method: ComplementarityMethod) -> Vec<Option<f64>> {
         _ => vec![None],
     }
 }
-
-/// Factor between successive smoothing levels.
-const SMOOTHING_DECREASE: f64 = 0.1;
 
 /// Solves a transcribed `nlp` (once, or along the smoothing levels of its contact
 /// complementarity, each solve started where the last ended; the result then sums their
@@ -175,7 +180,7 @@ fn run<N: Transcription>(
 ) -> Result<Outcome, SolveError> {
     let size = size_of(nlp);
     let mut total: Option<SqpResult> = None;
-    for level in smoothing_levels(prob.complementarity) {
+    for level in smoothing_levels(prob.complementarity, &prob.solver) {
         if let Some(mu) = level {
             nlp.set_smoothing(mu);
         }
@@ -213,4 +218,40 @@ fn run<N: Transcription>(
         size,
         contact: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn levels(start: f64, end: Option<f64>, tolerance: f64) -> Vec<f64> {
+        let settings = Settings {
+            complementarity_tolerance: tolerance,
+            ..Settings::default()
+        };
+        smoothing_levels(ComplementarityMethod::Smoothing { start, end }, &settings)
+            .into_iter()
+            .map(|l| l.unwrap_or(f64::NAN))
+            .collect()
+    }
+
+    fn close(a: &[f64], b: &[f64]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-12 * y)
+    }
+
+    #[test]
+    fn the_last_smoothing_level_meets_the_complementarity_tolerance() {
+        // μ_end = 0.5 √1e-6 = 5e-4: products μ² = 2.5e-7 ≤ 1e-6.
+        let l = levels(1e-2, None, 1e-6);
+        assert!(close(&l, &[1e-2, 1e-3, 5e-4]), "{l:?}");
+        let end = l[l.len() - 1];
+        assert!(end * end <= 1e-6 && end * end >= 0.2e-6, "{end}");
+        // A named end wins; an end the tolerance allows above the start leaves one level.
+        let l = levels(1e-2, Some(1e-4), 1e-6);
+        assert!(close(&l, &[1e-2, 1e-3, 1e-4]), "{l:?}");
+        assert!(close(&levels(1e-2, None, 1e-2), &[1e-2]));
+        assert!(levels(1e-2, None, 1e-6).iter().all(|l| !l.is_nan()));
+        let relaxed = smoothing_levels(ComplementarityMethod::Relaxation, &Settings::default());
+        assert_eq!(relaxed, vec![None]);
+    }
 }

@@ -330,6 +330,8 @@ struct PointPlan {
     /// Hessian triplets of the point and their shares of the local entries.
     hess_triplets: Vec<(usize, usize)>,
     hess_shares: Vec<Share>,
+    /// Every local variable's shares of the global gradient (`slot`: the column).
+    grad_shares: Vec<Share>,
 }
 
 impl PointPlan {
@@ -352,8 +354,17 @@ impl PointPlan {
         }
     }
 
-    /// Builds the global Jacobian and Hessian triplets of the point and their shares.
+    /// Builds the global gradient, Jacobian and Hessian triplets of the point and their shares.
     fn build_maps(&mut self, n: usize, n_u: usize) {
+        for a in 0..2 * n + n_u + self.own_len {
+            for (slot, coeff) in self.expand(n, n_u, a) {
+                self.grad_shares.push(Share {
+                    entry: a,
+                    slot,
+                    coeff,
+                });
+            }
+        }
         let mut entry = 0;
         let mut jac_slots: HashMap<(usize, usize), usize> = HashMap::new();
         for b in &self.blocks {
@@ -570,6 +581,7 @@ impl<'a> Terms<'a> {
                 jac_shares: Vec::new(),
                 hess_triplets: Vec::new(),
                 hess_shares: Vec::new(),
+                grad_shares: Vec::new(),
             };
             plan.build_maps(n, n_u);
             plans.push(plan);
@@ -784,12 +796,8 @@ impl<'a> Terms<'a> {
                 }
             });
         for (plan, st) in self.plans.iter().zip(&self.states) {
-            for (a, &g) in st.grad.iter().enumerate() {
-                if g != 0.0 {
-                    for (col, c) in plan.expand(n, n_u, a) {
-                        grad[col] += scale * c * g;
-                    }
-                }
+            for sh in &plan.grad_shares {
+                grad[sh.slot] += scale * sh.coeff * st.grad[sh.entry];
             }
         }
     }
