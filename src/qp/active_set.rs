@@ -557,6 +557,29 @@ impl ActiveSetQp {
         Err(ActiveSetFailure::NotConverged)
     }
 
+    /// Solves `qp` on the face `sides` alone (no row enters or leaves), with a shift of at
+    /// least `floor`: the face's stationary point, whatever the rows outside it and the
+    /// multipliers' signs say. For the second-order correction of a step on its working set.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_on_face(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        floor: f64,
+        settings: &ActiveSetSettings,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        self.start(qp, settings);
+        let shift = self.factor_with_inertia(qp, sides, floor, settings)?;
+        self.solve_face(qp, sides, shift, settings);
+        if !self.face_consistent(qp, sides, settings) {
+            return Err(ActiveSetFailure::InconsistentFace);
+        }
+        self.finish(qp, sides, shift, settings, x, y);
+        Ok(FaceSolution { shift, rounds: 1 })
+    }
+
     /// Resets the per-solve state: regularization, history, proximal centre.
     fn start(&mut self, qp: &QpProblem<'_>, settings: &ActiveSetSettings) {
         self.set_regularization(qp, settings);
