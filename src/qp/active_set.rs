@@ -1069,9 +1069,9 @@ fn ordering(
 /// `E/(E + s²)` along a direction of the working set's normals with singular value `s`: where
 /// active rows are nearly dependent (`s²` far below the dual regularization `E`, as a knot
 /// velocity beside the end slopes that nearly combine to it) it does not converge and the face
-/// counts as inconsistent although it is not. The regularization is a low-rank-in-effect
-/// perturbation, so `K_ε⁻¹K₀` has its eigenvalues at 1 but for one per near-dependency, and GMRES
-/// resolves those in as many iterations, where refinement stalls.
+/// counts as inconsistent although it is not. `K_ε⁻¹K₀` is close to the identity except along
+/// those few directions (its eigenvalues `s²/(E + s²)` there, near 1 elsewhere), and GMRES
+/// resolves them in about as many iterations as there are near-dependencies.
 struct Krylov {
     /// Orthonormal basis `V` (one more vector than the dimension).
     basis: Vec<Vec<f64>>,
