@@ -1,13 +1,16 @@
-//! Every bundled motion problem converges with both transcriptions, and an optimized motion is
-//! dynamically consistent: its torques re-simulated open loop by an independent integrator
-//! reproduce it, to an error that falls at the integrator's order as the stages are refined.
+//! Every bundled motion problem converges with both transcriptions, its written trajectory keeps
+//! every bound, and an optimized motion is dynamically consistent: its torques re-simulated open
+//! loop by an independent integrator reproduce it, to an error that falls at the integrator's
+//! order as the stages are refined.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use vito::output::write_solve_report;
 use vito::problem::{
-    ComplementarityMethod, ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem,
+    ComplementarityMethod, ProblemOverrides, Ranges, TrajectoryProblem, TranscriptionKind,
+    load_problem,
 };
 use vito::sqp::{QpBackend, Status};
-use vito::transcription::{dynamic_accuracy, solve};
+use vito::transcription::{Outcome, dynamic_accuracy, solve};
 
 const PROBLEMS: [&str; 6] = [
     "pendulum_swingup_1",
@@ -61,11 +64,77 @@ fn converges(qp: QpBackend, problems: &[&str]) -> Vec<usize> {
             if r.status != Status::Converged {
                 failures.push(format!("{name} {kind}: {:?} ({})", r.status, r.message));
             }
+            failures.extend(
+                written_bound_violations(&prob, &outcome, &format!("{name}-{kind}"))
+                    .into_iter()
+                    .map(|v| format!("{name} {kind}: {v}")),
+            );
             iterations.push(r.iterations);
         }
     }
     assert!(failures.is_empty(), "not converged: {failures:#?}");
     iterations
+}
+
+/// Writes the solve's files into a fresh directory and reads `knots.csv` back: every position,
+/// velocity and torque it holds (the transcription's own points; for the variational
+/// integrator the knot velocities of the discrete Legendre transform and the interpolant's
+/// velocity between them) within its bound to the solver's constraint tolerance. Returns the
+/// violations.
+fn written_bound_violations(prob: &TrajectoryProblem, outcome: &Outcome, tag: &str) -> Vec<String> {
+    let dir: PathBuf = std::env::temp_dir().join(format!(
+        "vito-bounds-{}-{}",
+        std::process::id(),
+        tag.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_solve_report(&dir, prob, outcome).unwrap();
+    let mut reader = csv::Reader::from_path(dir.join("knots.csv")).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let model = &prob.model;
+    let joints = model.joint_names();
+    let actuated: Vec<String> = model
+        .actuated_joints()
+        .iter()
+        .map(|&i| model.joint(i).name.clone())
+        .collect();
+    let families: [(&str, &[String], &Ranges); 3] = [
+        ("q", &joints, &prob.q_bounds),
+        ("v", &joints, &prob.v_bounds),
+        ("u", &actuated, &prob.u_bounds),
+    ];
+    let tol = prob.solver.constraint_tolerance;
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for record in reader.records() {
+        let record = record.unwrap();
+        let value = |col: &str| -> f64 {
+            let c = header
+                .iter()
+                .position(|h| h == col)
+                .unwrap_or_else(|| panic!("no {col}"));
+            record[c].parse().unwrap()
+        };
+        let t = value("t");
+        for (prefix, names, ranges) in families {
+            for (i, joint) in names.iter().enumerate() {
+                let x = value(&format!("{prefix}_{joint}"));
+                let (lo, hi) = (ranges.lower[i], ranges.upper[i]);
+                let slack = tol * lo.abs().max(hi.abs()).max(1.0);
+                if lo.is_finite() || hi.is_finite() {
+                    checked += 1;
+                }
+                if x < lo - slack || x > hi + slack {
+                    violations.push(format!(
+                        "t = {t}: {prefix}_{joint} = {x} outside [{lo}, {hi}]"
+                    ));
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(checked > 0, "{tag}: no finite bound to check");
+    violations
 }
 
 #[test]

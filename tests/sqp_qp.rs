@@ -258,6 +258,60 @@ fn degenerate_active_set_is_solved() {
     }
 }
 
+/// `min ½‖x − (3, 1 + ε)‖²` with `x₀ <= 1` and `x₀ + εx₁ <= 1 + ε` (`ε = 10⁻⁵`), nearly
+/// dependent rows, both active at the solution `(1, 1)` with multipliers `(1, 1)` (by hand:
+/// the gradient `(2, ε)` is `y₀(1, 0) + y₁(1, ε)`). The face's smaller singular value squared
+/// (`ε²/2`) is far below the dual regularization, where refinement on the regularized
+/// factorization stalls and the face counted as inconsistent.
+#[test]
+fn nearly_dependent_active_rows_are_solved() {
+    let eps = 1e-5;
+    let qp = Qp::new(
+        2,
+        &[(0, 0, 1.0), (1, 1, 1.0)],
+        &[-3.0, -(1.0 + eps)],
+        &[&[1.0, 0.0], &[1.0, eps]],
+        &[-INF; 2],
+        &[1.0, 1.0 + eps],
+    );
+    for start in [vec![Side::Inactive; 2], vec![Side::Upper; 2]] {
+        let mut sides = start;
+        let (result, x, y) = qp.solve(&mut sides);
+        let solution = result.expect("solved");
+        assert_eq!(solution.shift, 0.0);
+        assert_eq!(sides, [Side::Upper; 2]);
+        assert!(close(&x, &[1.0, 1.0], 1e-9), "{x:?}");
+        assert!(close(&y, &[1.0, 1.0], 1e-6), "{y:?}");
+        assert!(qp.stationarity(&x, &y, 0.0) < 1e-8, "{y:?}");
+    }
+}
+
+/// On a given face alone: `min ½‖x − (3, 3)‖²` with `x₀ <= 1` held and `x₁ <= 1` left out
+/// has the face solution `(1, 3)` with multipliers `(2, 0)` (by hand), although it breaks the
+/// row outside the face; the working set stays.
+#[test]
+fn face_solve_keeps_the_working_set() {
+    let qp = Qp::new(
+        2,
+        &[(0, 0, 1.0), (1, 1, 1.0)],
+        &[-3.0, -3.0],
+        &[&[1.0, 0.0], &[0.0, 1.0]],
+        &[-INF; 2],
+        &[1.0, 1.0],
+    );
+    let problem = qp.qp();
+    let settings = ActiveSetSettings::default();
+    let mut solver = ActiveSetQp::new(&problem, &settings);
+    let (mut x, mut y) = (vec![0.0; 2], vec![0.0; 2]);
+    let sides = [Side::Upper, Side::Inactive];
+    let solution = solver
+        .solve_on_face(&problem, &sides, 0.0, &settings, &mut x, &mut y)
+        .expect("solved");
+    assert_eq!(solution.shift, 0.0);
+    assert!(close(&x, &[1.0, 3.0], 1e-12), "{x:?}");
+    assert!(close(&y, &[2.0, 0.0], 1e-9), "{y:?}");
+}
+
 /// `x₀ + x₁ >= 2` and `x₀ + x₁ <= 1` cannot both hold: no working set is certified.
 #[test]
 fn infeasible_subproblem_is_not_certified() {

@@ -64,7 +64,7 @@ fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 }
 
 const PENDULUM2: &str = "name: p2\nrobot: ROBOTS/pendulum2.urdf\nduration: 1.0\nstages: 3\n\
-initial: {q: [0.1, 0], v: [0, 0.2]}\nfinal: {q: [3.0, 0.1], v: [0, 0]}\nbounds: {u: [-50, 50], v: [-30, 30]}\n\
+initial: {q: [0.1, 0.2], v: [0, 0.2]}\nfinal: {q: [3.0, free], v: [0, 0]}\nbounds: {u: [-50, 50], v: [-30, 30]}\n\
 costs: {effort: 1.0, tracking: {weight: 0.5, q: [1, 1]}, terminal: {weight: 2, q: [3, 0]},\n\
   targets: [{frame: tip, position: [0.3, 0, 0.2], weight: 3, time: 0.5}, {frame: tip, position: [0, 0, 0], weight: 0.1, time: path}]}\n\
 constraints:\n  - frame_position: {frame: tip, position: [0.2, 0, 0.1], time: end, axes: [x]}\n  - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n";
@@ -528,4 +528,187 @@ fn hermite_simpson_stance_acceleration_rows_match_finite_differences() {
     let e = rel(&h, &fd);
     assert!(e < 1e-6, "Hessian relative error {e:e}");
     assert!(h.norm() > 1.0, "no curvature: {}", h.norm());
+}
+
+/// No constraint row is a combination of others or of the fixed variables: the whole Jacobian
+/// of the 2-link pendulum problem (velocity bounds, a frame constraint at the end, boundary
+/// rows), stacked over the unit rows of the variables the problem fixes (the initial
+/// configuration and velocity), has full row rank for every `s`, away from the guess. (Its
+/// joint equality is left out: a linear coupling of two velocity-bounded joints ties their
+/// velocity rows through it, a dependency of the problem, not of the rows.)
+#[test]
+fn constraint_rows_are_independent() {
+    let text = PENDULUM2.replace(
+        "  - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n",
+        "",
+    );
+    assert_ne!(text, PENDULUM2);
+    let p2 = problem("p2.yaml", &text);
+    for s in 1..=3 {
+        let mut nlp = VariationalNlp::new(&p2, s).unwrap();
+        let x = perturbed(&nlp, 2);
+        let j = dense_jacobian(&mut nlp, &x);
+        let fixed = bound_rows(&nlp, |l, u| l == u);
+        assert_eq!(
+            fixed.len(),
+            3,
+            "s = {s}: the initial configuration, the final joint1"
+        );
+        let rows: Vec<usize> = (0..j.nrows()).collect();
+        let all = stack(&j, &rows, &fixed);
+        let (lo, hi) = singular_range(&all);
+        assert!(
+            lo > 1e-8 * hi,
+            "s = {s}: {} rows, smallest singular value {lo:e} of {hi:e}",
+            all.nrows()
+        );
+    }
+}
+
+/// Smallest and largest singular value of `a`'s rows.
+fn singular_range(a: &DMatrix<f64>) -> (f64, f64) {
+    let sv = a.transpose().svd(false, false).singular_values;
+    (sv.min(), sv.max())
+}
+
+/// The unit rows of the variables whose bounds `keep(lower, upper)` selects.
+fn bound_rows(nlp: &dyn Nlp, keep: impl Fn(f64, f64) -> bool) -> Vec<usize> {
+    let nv = nlp.num_variables();
+    let (mut lower, mut upper) = (vec![0.0; nv], vec![0.0; nv]);
+    nlp.variable_bounds(&mut lower, &mut upper);
+    (0..nv).filter(|&j| keep(lower[j], upper[j])).collect()
+}
+
+/// `a`'s rows `rows` stacked over the unit rows of the variables `vars`.
+fn stack(a: &DMatrix<f64>, rows: &[usize], vars: &[usize]) -> DMatrix<f64> {
+    let mut out = DMatrix::zeros(rows.len() + vars.len(), a.ncols());
+    for (r, &i) in rows.iter().enumerate() {
+        out.set_row(r, &a.row(i));
+    }
+    for (r, &j) in vars.iter().enumerate() {
+        out[(rows.len() + r, j)] = 1.0;
+    }
+    out
+}
+
+/// Every velocity bound of the VI can be active beside every other: its rows (the hodograph
+/// coefficients of every stage) and the bounds of the knot velocities, all at once, have full
+/// row rank, together with the fixed variables (the boundary configuration and velocity), for
+/// `s = 1, 2, 3` and every bounded joint. Bounding Eq. 2's slope at all `s + 1` nodes fails
+/// this (they span only `s`), and so does bounding, beside both end slopes, a velocity that
+/// depends on the knot velocities (the quartic's slope at the midpoint for `s = 2` is
+/// `¾(L'(0) + L'(1)) − ¼Δt(v_k + v_{k+1})`); its rank deficiency is one per stage and joint.
+#[test]
+fn velocity_bounds_are_independent_of_each_other() {
+    let text = "name: t\nrobot: ROBOTS/pendulum2.urdf\nduration: 1\nstages: 4\n\
+        initial: {q: [0, 0], v: [0, 0.5]}\nfinal: {v: [0, free]}\nbounds: {v: [-5, 5]}\n";
+    let prob = problem("vi.yaml", text);
+    let n = prob.model.dof();
+    for s in 1..=3 {
+        let mut nlp = VariationalNlp::new(&prob, s).unwrap();
+        let x = perturbed(&nlp, 4);
+        let j = dense_jacobian(&mut nlp, &x);
+        let (mut cl, mut cu) = (vec![0.0; j.nrows()], vec![0.0; j.nrows()]);
+        nlp.constraint_bounds(&mut cl, &mut cu);
+        let rows: Vec<usize> = (0..j.nrows())
+            .filter(|&r| cl[r] == -5.0 && cu[r] == 5.0)
+            .collect();
+        assert_eq!(rows.len(), 4 * s * n, "s = {s}: s rows per stage and joint");
+        let knot_velocities = bound_rows(&nlp, |l, u| l == -5.0 && u == 5.0);
+        let fixed = bound_rows(&nlp, |l, u| l == u);
+        // Interior knots and the free final joint.
+        assert_eq!(knot_velocities.len(), 3 * n + 1, "s = {s}");
+        let vars: Vec<usize> = knot_velocities.iter().chain(&fixed).copied().collect();
+        let family = stack(&j, &rows, &vars);
+        let (lo, hi) = singular_range(&family);
+        assert!(
+            lo > 1e-8 * hi,
+            "s = {s}: {} velocity bounds, smallest singular value {lo:e} of {hi:e}",
+            family.nrows()
+        );
+    }
+}
+
+/// Where the problem fixes the whole configuration (here `initial.q` and `final.q`), a path
+/// row of the configuration alone is a constant, a combination of the fixed variables' bounds:
+/// both transcriptions leave the frame-bounds, frame-position and joint-equality rows out
+/// there, and refuse a problem whose fixed configuration breaks one of them.
+#[test]
+fn configuration_rows_are_left_out_where_the_configuration_is_fixed() {
+    let base = "name: f\nrobot: ROBOTS/pendulum2.urdf\nduration: 1\nstages: 3\n\
+        initial: {q: [0.2, 0.4]}\nfinal: {q: [1.0, 2.0]}\n";
+    let rows = "constraints:\n  - frame_bounds: {frame: tip, z: [-2, 2]}\n  \
+        - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n  \
+        - frame_position: {frame: tip, position: [0, 0, 0], time: start, axes: [x]}\n";
+    let without = problem("f0.yaml", base);
+    // The fixed start has its tip at x = 0 only if sin(0.2) + sin(0.6) = 0: a violated row,
+    // so the start's frame position moves to the middle.
+    let held = problem(
+        "f1.yaml",
+        &format!("{base}{}", rows.replace("time: start", "time: 0.5")),
+    );
+    for s in 1..=3 {
+        let (a, b) = (
+            VariationalNlp::new(&without, s).unwrap(),
+            VariationalNlp::new(&held, s).unwrap(),
+        );
+        // Two rows (frame bounds, joint equality) at the 3s − 1 inner points, and one frame
+        // position: none at the two fixed points.
+        let inner = 3 * s - 1;
+        assert_eq!(
+            b.num_constraints() - a.num_constraints(),
+            2 * inner + 1,
+            "s = {s}"
+        );
+        let m = b.num_constraints();
+        let (mut lower, mut upper) = (vec![0.0; m], vec![0.0; m]);
+        b.constraint_bounds(&mut lower, &mut upper);
+        let frame_rows = lower
+            .iter()
+            .zip(&upper)
+            .filter(|&(l, u)| (*l, *u) == (-2.0, 2.0));
+        assert_eq!(
+            frame_rows.count(),
+            inner,
+            "s = {s}: frame bounds at the inner points"
+        );
+    }
+    let (a, b) = (
+        CollocationNlp::new(&without).unwrap(),
+        CollocationNlp::new(&held).unwrap(),
+    );
+    assert_eq!(b.num_constraints() - a.num_constraints(), 2 * 5 + 1);
+    let broken = problem("f2.yaml", &format!("{base}{rows}"));
+    for e in [
+        VariationalNlp::new(&broken, 2).err(),
+        CollocationNlp::new(&broken).err(),
+    ] {
+        let e = e.expect("a violated row at the fixed start is refused");
+        assert!(
+            e.contains("initial.q") && e.contains("frame_position"),
+            "{e}"
+        );
+    }
+}
+
+/// With velocity bounds the VI carries every knot's velocity, `(N − 1)n` variables and rows
+/// beyond Table 1's, and bounds per stage and joint the `s` hodograph coefficients.
+#[test]
+fn velocity_bounds_add_knot_velocities_and_hodograph_rows() {
+    for s in 1..=3 {
+        let (n, big_n) = (2, 6);
+        let text = format!(
+            "name: t\nrobot: ROBOTS/pendulum2.urdf\nduration: 1\nstages: {big_n}\n\
+             initial: {{q: [0, 0], v: [0, 0]}}\nfinal: {{v: [0, 0]}}\nbounds: {{v: [-5, 5]}}\n"
+        );
+        let prob = problem("vb.yaml", &text);
+        let nlp = VariationalNlp::new(&prob, s).unwrap();
+        let table1 = (s * big_n + 1) * 2 * n + n;
+        assert_eq!(nlp.num_variables(), table1 + (big_n - 1) * n, "s = {s}");
+        assert_eq!(
+            nlp.num_constraints(),
+            s * big_n * n + 2 * n + (big_n - 1) * n + big_n * s * n,
+            "s = {s}"
+        );
+    }
 }

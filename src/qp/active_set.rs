@@ -29,10 +29,11 @@
 //! (`σ = max(1, max |P_jj|)`) on their diagonal: what is left to factor is
 //! `P + δI + σ Σ_{i∈W} nᵢnᵢᵀ/ε` (unit normals `nᵢ`), positive definite exactly when the
 //! inertia is right, whose `LDLᵀ` is a Cholesky factorization, stable in any order (AMD orders
-//! it). Longer rows are ordered by AMD among the primal variables. Iterative refinement on the
-//! unregularized face system removes the regularization's bias; on a degenerate face
-//! (linearly dependent active rows, consistent) it converges to a solution with bounded
-//! multipliers.
+//! it). Longer rows are ordered by AMD among the primal variables. GMRES on the unregularized
+//! face system, preconditioned by this factorization (`Krylov`), removes the regularization's
+//! bias, also on a face whose active rows are nearly dependent, where plain iterative
+//! refinement stalls; on a degenerate face (linearly dependent active rows, consistent) it
+//! converges to a solution with bounded multipliers.
 //!
 //! **From a working set** ([`ActiveSetQp::solve`]; primal-dual active set, Hintermüller, Ito &
 //! Kunisch 2002). After each face solve, rows outside `W` that the solution violates enter
@@ -89,8 +90,10 @@ pub struct ActiveSetSettings {
     pub primal_tolerance: f64,
     /// Dual regularization `ε`, relative to the squared row norm and `σ`.
     pub dual_regularization: f64,
-    /// Most iterative refinement steps of a face solve.
+    /// Krylov dimension of one refinement cycle of a face solve.
     pub refinement_steps: usize,
+    /// Most refinement cycles (GMRES restarts) of a face solve.
+    pub refinement_cycles: usize,
     /// Rows with more entries than this are ordered by AMD instead of first.
     pub dense_row: usize,
     /// Proximal steps after a face solution that needed a shift.
@@ -120,6 +123,7 @@ impl Default for ActiveSetSettings {
             primal_tolerance: 1e-6,
             dual_regularization: 1e-8,
             refinement_steps: 20,
+            refinement_cycles: 3,
             dense_row: 512,
             proximal_steps: 3,
             unshift_threshold: 10.0,
@@ -140,6 +144,8 @@ impl ActiveSetSettings {
             ("rounds", self.rounds),
             ("primal_rounds", self.primal_rounds),
             ("dense_row", self.dense_row),
+            ("refinement_steps", self.refinement_steps),
+            ("refinement_cycles", self.refinement_cycles),
         ];
         let positive = [
             ("tolerance", self.tolerance),
@@ -237,6 +243,8 @@ pub struct ActiveSetQp {
     rhs: Vec<f64>,
     solution: Vec<f64>,
     residual: Vec<f64>,
+    /// The refinement's Krylov workspace.
+    krylov: Krylov,
     /// `A x` of the face solution.
     ax: Vec<f64>,
     /// The primal method's iterate and its row values.
@@ -338,6 +346,7 @@ impl ActiveSetQp {
             rhs: vec![0.0; n + m],
             solution: vec![0.0; n + m],
             residual: vec![0.0; n + m],
+            krylov: Krylov::new(n + m, settings.refinement_steps),
             ax: vec![0.0; m],
             point: vec![0.0; n],
             point_ax: vec![0.0; m],
@@ -546,6 +555,29 @@ impl ActiveSetQp {
             cautious |= self.repeated(sides);
         }
         Err(ActiveSetFailure::NotConverged)
+    }
+
+    /// Solves `qp` on the face `sides` alone (no row enters or leaves), with a shift of at
+    /// least `floor`: the face's stationary point, whatever the rows outside it and the
+    /// multipliers' signs say. For the second-order correction of a step on its working set.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_on_face(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        floor: f64,
+        settings: &ActiveSetSettings,
+        x: &mut [f64],
+        y: &mut [f64],
+    ) -> Result<FaceSolution, ActiveSetFailure> {
+        self.start(qp, settings);
+        let shift = self.factor_with_inertia(qp, sides, floor, settings)?;
+        self.solve_face(qp, sides, shift, settings);
+        if !self.face_consistent(qp, sides, settings) {
+            return Err(ActiveSetFailure::InconsistentFace);
+        }
+        self.finish(qp, sides, shift, settings, x, y);
+        Ok(FaceSolution { shift, rounds: 1 })
     }
 
     /// Resets the per-solve state: regularization, history, proximal centre.
@@ -789,7 +821,7 @@ impl ActiveSetQp {
         self.solution.copy_from_slice(&self.rhs);
         factor.solve(&mut self.solution);
         let mut last = f64::INFINITY;
-        for _ in 0..settings.refinement_steps {
+        for _ in 0..settings.refinement_cycles {
             let residual = face_residual(
                 qp,
                 sides,
@@ -802,10 +834,15 @@ impl ActiveSetQp {
                 break;
             }
             last = residual;
-            factor.solve(&mut self.residual);
-            for (s, r) in self.solution.iter_mut().zip(&self.residual) {
-                *s += r;
-            }
+            self.krylov.refine(
+                qp,
+                sides,
+                delta,
+                factor,
+                &self.residual,
+                &mut self.solution,
+                settings.refinement_steps,
+            );
         }
     }
 
@@ -1022,4 +1059,126 @@ fn ordering(
             .map(|v| if v < n { v } else { n + long[v - n] }),
     );
     perm
+}
+
+/// The workspace of the face solve's refinement: GMRES on the unregularized face system `K₀`,
+/// left-preconditioned by the regularized factorization `K_ε` (Saad & Schultz 1986; restarted
+/// by [`ActiveSetQp::solve_face`]).
+///
+/// Plain iterative refinement is the Richardson iteration on `K_ε⁻¹K₀`, whose error contracts by
+/// `E/(E + s²)` along a direction of the working set's normals with singular value `s`: where
+/// active rows are nearly dependent (`s²` far below the dual regularization `E`, as a knot
+/// velocity beside the end slopes that nearly combine to it) it does not converge and the face
+/// counts as inconsistent although it is not. `K_ε⁻¹K₀` is close to the identity except along
+/// those few directions (its eigenvalues `s²/(E + s²)` there, near 1 elsewhere), and GMRES
+/// resolves them in about as many iterations as there are near-dependencies.
+struct Krylov {
+    /// Orthonormal basis `V` (one more vector than the dimension).
+    basis: Vec<Vec<f64>>,
+    /// Upper Hessenberg matrix, column-major, `(dim + 1) × dim`.
+    hessenberg: Vec<f64>,
+    /// Givens rotations `(c, s)` applied to it.
+    rotations: Vec<(f64, f64)>,
+    /// The rotated right-hand side `β e₁`.
+    g: Vec<f64>,
+    zero: Vec<f64>,
+}
+
+impl Krylov {
+    fn new(size: usize, dim: usize) -> Self {
+        Self {
+            basis: vec![vec![0.0; size]; dim + 1],
+            hessenberg: vec![0.0; (dim + 1) * dim],
+            rotations: vec![(1.0, 0.0); dim],
+            g: vec![0.0; dim + 1],
+            zero: vec![0.0; size],
+        }
+    }
+
+    /// One GMRES cycle of at most `dim` iterations on `K₀ x = b`, from `solution` whose
+    /// residual `b − K₀ solution` is `residual`; the correction is added to `solution`.
+    #[allow(clippy::too_many_arguments)]
+    fn refine(
+        &mut self,
+        qp: &QpProblem<'_>,
+        sides: &[Side],
+        delta: f64,
+        factor: &mut QDLDLFactorisation<f64>,
+        residual: &[f64],
+        solution: &mut [f64],
+        dim: usize,
+    ) {
+        let size = solution.len();
+        if self.basis.len() != dim + 1 || self.zero.len() != size {
+            *self = Self::new(size, dim);
+        }
+        let rows = dim + 1;
+        self.basis[0].copy_from_slice(residual);
+        factor.solve(&mut self.basis[0]);
+        let beta = norm(&self.basis[0]);
+        if !(beta > 0.0 && beta.is_finite()) {
+            return;
+        }
+        self.basis[0].iter_mut().for_each(|v| *v /= beta);
+        self.g.fill(0.0);
+        self.g[0] = beta;
+        let floor = f64::EPSILON * norm(solution).max(beta);
+        let mut used = 0;
+        for j in 0..dim {
+            let (head, tail) = self.basis.split_at_mut(j + 1);
+            let w = &mut tail[0];
+            // w = K_ε⁻¹ K₀ v_j (`face_residual` with a zero right-hand side gives −K₀ v_j).
+            face_residual(qp, sides, delta, &self.zero, &head[j], w);
+            w.iter_mut().for_each(|v| *v = -*v);
+            factor.solve(w);
+            let column = &mut self.hessenberg[j * rows..(j + 1) * rows];
+            for (i, v) in head.iter().enumerate() {
+                let h: f64 = w.iter().zip(v).map(|(a, b)| a * b).sum();
+                column[i] = h;
+                w.iter_mut().zip(v).for_each(|(a, b)| *a -= h * b);
+            }
+            let h = norm(w);
+            column[j + 1] = h;
+            if !h.is_finite() {
+                break;
+            }
+            if h > 0.0 {
+                w.iter_mut().for_each(|v| *v /= h);
+            }
+            for (i, &(c, s)) in self.rotations[..j].iter().enumerate() {
+                let (a, b) = (column[i], column[i + 1]);
+                column[i] = c * a + s * b;
+                column[i + 1] = -s * a + c * b;
+            }
+            let (a, b) = (column[j], column[j + 1]);
+            let r = a.hypot(b);
+            let (c, s) = if r > 0.0 { (a / r, b / r) } else { (1.0, 0.0) };
+            self.rotations[j] = (c, s);
+            column[j] = r;
+            column[j + 1] = 0.0;
+            self.g[j + 1] = -s * self.g[j];
+            self.g[j] *= c;
+            used = j + 1;
+            if h == 0.0 || self.g[j + 1].abs() <= floor {
+                break;
+            }
+        }
+        // Back substitution in the triangular system, then the correction V y.
+        for i in (0..used).rev() {
+            let mut v = self.g[i];
+            for k in i + 1..used {
+                v -= self.hessenberg[k * rows + i] * self.g[k];
+            }
+            let diag = self.hessenberg[i * rows + i];
+            self.g[i] = if diag != 0.0 { v / diag } else { 0.0 };
+        }
+        for (y, v) in self.g[..used].iter().zip(&self.basis) {
+            solution.iter_mut().zip(v).for_each(|(s, b)| *s += y * b);
+        }
+    }
+}
+
+/// The Euclidean norm.
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|a| a * a).sum::<f64>().sqrt()
 }

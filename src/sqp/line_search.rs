@@ -46,7 +46,8 @@
 //! **Second-order correction.** If the full step is rejected while the trial violation is not
 //! smaller than the current one (Maratos effect), the QP is solved again with the same
 //! Hessian, shift and gradient and the constant part of the linearization replaced by
-//! `c(x + d) − Jd` (`step.rs`), and `x + d̂` is tested with the same criteria at `α = 1`.
+//! `c(x + d) − Jd` (`step.rs`), and `x + d̂` is tested with the same criteria at `α = 1`; the
+//! correction is solved on the step's working set (`step.rs`).
 //!
 //! The globalization's state is the filter and the merit penalty ([`Globalization`]); the
 //! search is handed the iterate, the trial point to fill, the direction and the step builder

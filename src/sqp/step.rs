@@ -15,7 +15,11 @@
 //!
 //! The second-order correction re-solves the QP with the constant part of the linearization
 //! replaced by `c(x + d) − J d` from the working set of the step, with the same Hessian and
-//! shift: one solve on the factorization already computed when the working set stays.
+//! shift, on the step's working set alone (`ActiveSetQp::solve_on_face`: one solve, on the
+//! factorization already computed). A correction QP free to change the working set is not a
+//! correction of the step but a step to another face, which the next iteration's QP undoes: on
+//! the 2-link swing-up one end-slope row entered with the correction and left with the next
+//! step, a two-cycle of a corrected full step and a half step back for 350 iterations.
 
 use std::time::{Duration, Instant};
 
@@ -134,7 +138,6 @@ pub(crate) struct StepBuilder {
     pub(crate) hessian: HessianModel,
     active_set: ActiveSetQp,
     sides: Vec<Side>,
-    correction_sides: Vec<Side>,
     /// `sides` is the working set of the last QP solved.
     warm: bool,
     pub(crate) backend: Box<dyn QpSolver>,
@@ -187,7 +190,6 @@ impl StepBuilder {
             hessian,
             active_set,
             sides: vec![Side::Inactive; rows],
-            correction_sides: vec![Side::Inactive; rows],
             warm: false,
             backend: backends(),
             elastic_backend: backends(),
@@ -456,7 +458,8 @@ impl StepBuilder {
     }
 
     /// The second-order correction for the step just computed, given `c` at the trial point
-    /// `x + d`: into [`StepBuilder::correction`]; false if its QP was not solved.
+    /// `x + d`, on the step's working set: into [`StepBuilder::correction`]; false if its
+    /// face was not solved.
     pub(crate) fn second_order_correction(
         &mut self,
         problem: &Problem<'_>,
@@ -473,11 +476,10 @@ impl StepBuilder {
         }
         self.pose(problem, it, &shifted);
         self.shifted = shifted;
-        self.correction_sides.copy_from_slice(&self.sides);
         let qp = self.subproblem.regular(self.hessian.matrix());
-        let result = self.active_set.solve(
+        let result = self.active_set.solve_on_face(
             &qp,
-            &mut self.correction_sides,
+            &self.sides,
             shift,
             &tuning.qp,
             &mut self.x,

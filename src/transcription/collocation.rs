@@ -124,6 +124,7 @@ impl<'a> CollocationNlp<'a> {
             layout.num_variables(),
             hs.num_rows(),
         );
+        terms.check_fixed_points(prob, prob.solver.constraint_tolerance)?;
         let n = model.dof();
         let loads = terms.loads().to_vec();
         let force_vars: Vec<Vec<(usize, usize)>> =

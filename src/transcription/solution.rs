@@ -2,6 +2,7 @@
 //! interpolant, which samples `q(t)`, `q̇(t)` and `u(t)` at any time.
 
 use super::contact::ContactTrajectory;
+use super::knot_interpolant::{KnotWeights, knot_weights};
 use super::stance::StanceTrajectory;
 use crate::collocation::{HermiteSimpsonLayout, Var, interpolate};
 use crate::vi::Galerkin;
@@ -9,12 +10,10 @@ use crate::vi::Galerkin;
 /// How the trajectory between the points is defined.
 #[derive(Clone, Debug)]
 pub enum Interpolant {
-    /// The Galerkin VI: on stage `k`, with `τ = t/Δt − k`, the polynomial of degree `s + 2`
-    /// through the control points `q^{k,0..=s}` (Eq. 2's Lagrange interpolant `L(τ)`) whose
-    /// derivative at both knots equals the velocity of the discrete Legendre transform,
-    /// `v_k = M(q^k)⁻¹ p^k` (order 2s accurate):
-    /// `q(τ) = L(τ) + ω(τ)(a + bτ)`, `ω(τ) = Π_α (τ − τ_α)`; `u` is the Lagrange interpolant of
-    /// the torques.
+    /// The Galerkin VI: on stage `k` the polynomial of degree `2s + 1` through the control
+    /// points whose velocity at both knots is that of the discrete Legendre transform,
+    /// `v_k = M(q^k)⁻¹ p^k`, and at the interior control points that of Eq. 2's interpolant
+    /// ([`super::knot_interpolant`]); `u` is the Lagrange interpolant of the torques.
     Galerkin {
         /// The integrator's coefficients.
         gal: Galerkin,
@@ -97,40 +96,25 @@ impl Solution {
                 let s = gal.s();
                 let k = ((t / dt).floor() as usize).min(stages - 1);
                 let tau = t / dt - k as f64;
-                let mut l = vec![0.0; s + 1];
-                let mut dl = vec![0.0; s + 1];
-                let node = gal.nodes();
-                let omega = |x: f64| node.iter().map(|a| x - a).product::<f64>();
-                let omega_dot = |x: f64| {
-                    (0..=s)
-                        .map(|a| {
-                            (0..=s)
-                                .filter(|&b| b != a)
-                                .map(|b| x - node[b])
-                                .product::<f64>()
-                        })
-                        .sum::<f64>()
-                };
-                let (w, wd) = (omega(tau), omega_dot(tau));
-                let (wd0, wd1) = (omega_dot(0.0), omega_dot(1.0));
+                let wq = knot_weights(gal, tau, false);
+                let wv = knot_weights(gal, tau, true);
                 let mut q = vec![0.0; n];
                 let mut v = vec![0.0; n];
                 let mut u = vec![0.0; n_u];
                 for i in 0..n {
-                    let pt = |be: usize| self.q[k * s + be][i];
-                    gal.basis_derivative(0.0, &mut dl);
-                    let l0: f64 = (0..=s).map(|be| dl[be] * pt(be)).sum();
-                    gal.basis_derivative(1.0, &mut dl);
-                    let l1: f64 = (0..=s).map(|be| dl[be] * pt(be)).sum();
-                    let a = (knot_velocities[k][i] * dt - l0) / wd0;
-                    let b = (knot_velocities[k + 1][i] * dt - l1) / wd1 - a;
-                    gal.basis(tau, &mut l);
-                    gal.basis_derivative(tau, &mut dl);
-                    let lq: f64 = (0..=s).map(|be| l[be] * pt(be)).sum();
-                    let ld: f64 = (0..=s).map(|be| dl[be] * pt(be)).sum();
-                    q[i] = lq + w * (a + b * tau);
-                    v[i] = (ld + wd * (a + b * tau) + w * b) / dt;
+                    let (v0, v1) = (knot_velocities[k][i] * dt, knot_velocities[k + 1][i] * dt);
+                    let at = |w: &KnotWeights| {
+                        (0..=s)
+                            .map(|be| w.points[be] * self.q[k * s + be][i])
+                            .sum::<f64>()
+                            + w.start * v0
+                            + w.end * v1
+                    };
+                    q[i] = at(&wq);
+                    v[i] = at(&wv) / dt;
                 }
+                let mut l = vec![0.0; s + 1];
+                gal.basis(tau, &mut l);
                 for (be, lb) in l.iter().enumerate() {
                     for (uc, pc) in u.iter_mut().zip(&self.u[k * s + be]) {
                         *uc += lb * pc;

@@ -2,10 +2,11 @@
 //!
 //! Decision variables, in order: for every control point `g = k·s + α` (`g = 0..sN`) the
 //! configuration `q_g` (n) followed by the torques `u_g` (n_u); then the initial discrete
-//! momentum `p⁰` (n); then, only when the boundary velocity is neither fully fixed nor fully
-//! free, the initial velocity `v⁰` (n) and the final velocity `v^N` (n); then the per-point
-//! terms' own variables (contact forces). With a fully actuated robot, fixed boundary velocities
-//! and no contact this is Table 1's `(4N+3)n` for the Simpson VI.
+//! momentum `p⁰` (n); then the initial velocity `v⁰` (n) and the final velocity `v^N` (n),
+//! each unless fully fixed, and unless fully free in a problem without velocity bounds; then,
+//! in a problem with velocity bounds, the knot velocities `v^1 … v^{N−1}` (n each); then the
+//! per-point terms' own variables (contact forces). With a fully actuated robot, fixed boundary
+//! velocities, no velocity bounds and no contact this is Table 1's `(4N+3)n` for the Simpson VI.
 //!
 //! Constraint rows, in order:
 //! 1. the DEL equations 5a–5b of every stage, `s·n` rows per stage; Eq. 5c is substituted into
@@ -13,12 +14,20 @@
 //!    rows of Eq. 5c do not appear: `sNn` rows. Loads of the per-point terms (contact forces)
 //!    enter the DEL row of their control point, `w^α Δt J(q^{k,α})ᵀ f^{k,α}`, through the
 //!    stage's point loads;
-//! 2. `p⁰ − M(q_0) v⁰ = 0` (n rows) unless the initial velocity is entirely free;
-//! 3. `p^N − M(q_{sN}) v^N = 0` (n rows, `p^N` from Eq. 5c of the last stage) unless the final
-//!    velocity is entirely free;
-//! 4. joint-velocity bounds on the interpolant `q̇^{k,α} = Σ_β b^{αβ} q^{k,β} / Δt` at every
-//!    control point of every stage, for joints with finite velocity limits;
-//! 5. the rows of the per-point terms (path constraints, contact conditions).
+//! 2. the discrete Legendre transform at the knots that have a velocity (variables or fixed):
+//!    `p⁰ − M(q_0) v⁰ = 0`, `p^N − M(q_{sN}) v^N = 0` and, with velocity bounds,
+//!    `p^k − M(q_{ks}) v^k = 0`, `p^k` from Eq. 5c of stage `k − 1` (n rows each);
+//! 3. with velocity bounds, for joints with finite limits, per stage: the `s` Bernstein
+//!    coefficients of the velocity of Eq. 2's Lagrange interpolant,
+//!    `Σ_β h_{iβ} q^{k,β} / Δt` ([`Galerkin::hodograph`]), which bound that velocity on the whole
+//!    stage (its slopes at both ends, and for `s = 2` exactly these two). With the knot
+//!    velocities' own bounds, every velocity vito reports keeps its bound: `v^k` at the knots,
+//!    Eq. 2's slope at the interior control points ([`super::knot_interpolant`]). The rows and
+//!    the knot-velocity bounds of a stage and joint are `s + 2` independent functionals of its
+//!    `s` configuration differences and two knot velocities, so no set of them is dependent
+//!    (bounding the `s + 1` node slopes was: they span only `s`, and so was bounding a written
+//!    velocity that depends on the knot velocities beside both end slopes);
+//! 4. the rows of the per-point terms (path constraints, contact conditions).
 //!
 //! The objective is the per-point terms' costs on the Lobatto quadrature of the discrete
 //! Lagrangian (Eq. 4). Stage residuals and linearizations are evaluated in parallel (rayon),
@@ -105,9 +114,12 @@ pub struct VariationalNlp<'a> {
     points: Points,
     p0: usize,
     num_vars: usize,
-    initial: Option<Boundary>,
-    last: Option<Boundary>,
+    /// Per knot `k = 0..=N`, its Legendre-transform row block, if it has one.
+    knots: Vec<Option<Boundary>>,
+    /// `(k, i, joint)` of each velocity row: the hodograph coefficient `i` of stage `k`.
     velocity_rows: Vec<(usize, usize, usize)>,
+    /// [`Galerkin::hodograph`].
+    hodograph: Vec<Vec<f64>>,
     first_velocity_row: usize,
     num_rows: usize,
     /// Per stage: the force variables of each node (`(load, variable)`).
@@ -163,43 +175,50 @@ impl<'a> VariationalNlp<'a> {
         }
         let p0 = num_points * block;
         let mut num_vars = p0 + n;
-        let mut boundary_v = |r: &crate::problem::Ranges| -> Option<usize> {
-            if r.all_fixed() || r.all_free() {
-                None
-            } else {
-                let at = num_vars;
+        let bounded: Vec<usize> = (0..n)
+            .filter(|&i| prob.v_bounds.lower[i].is_finite() || prob.v_bounds.upper[i].is_finite())
+            .collect();
+        let with_bounds = !bounded.is_empty();
+        // A knot has a velocity (and its Legendre-transform rows) when it is not entirely free,
+        // or when the problem bounds velocities; variables unless it is entirely fixed.
+        let has_velocity: Vec<bool> = (0..=big_n)
+            .map(|k| match k {
+                0 => with_bounds || !prob.initial_v.all_free(),
+                k if k == big_n => with_bounds || !prob.final_v.all_free(),
+                _ => with_bounds,
+            })
+            .collect();
+        let fixed = [prob.initial_v.all_fixed(), prob.final_v.all_fixed()];
+        let mut knot_v = vec![None; big_n + 1];
+        for k in [0, big_n].into_iter().chain(1..big_n) {
+            let boundary_fixed = (k == 0 && fixed[0]) || (k == big_n && fixed[1]);
+            if has_velocity[k] && !boundary_fixed {
+                knot_v[k] = Some(num_vars);
                 num_vars += n;
-                Some(at)
             }
-        };
-        let v0 = boundary_v(&prob.initial_v);
-        let vn = boundary_v(&prob.final_v);
+        }
         let points = Points {
             times,
             weights,
             q: (0..num_points).map(|g| g * block).collect(),
             u: (0..num_points).map(|g| g * block + n).collect(),
-            final_v: vn,
+            final_v: knot_v[big_n],
         };
         let mut row = s * big_n * n;
-        let initial = (!prob.initial_v.all_free()).then(|| {
-            let b = Boundary { row, v: v0 };
-            row += n;
-            b
-        });
-        let last = (!prob.final_v.all_free()).then(|| {
-            let b = Boundary { row, v: vn };
-            row += n;
-            b
-        });
+        let mut knots = vec![None; big_n + 1];
+        for k in [0, big_n].into_iter().chain(1..big_n) {
+            if has_velocity[k] {
+                knots[k] = Some(Boundary { row, v: knot_v[k] });
+                row += n;
+            }
+        }
         let first_velocity_row = row;
+        let hodograph = gal.hodograph();
         let mut velocity_rows = Vec::new();
         for k in 0..big_n {
-            for al in 0..=s {
-                for i in 0..n {
-                    if prob.v_bounds.lower[i].is_finite() || prob.v_bounds.upper[i].is_finite() {
-                        velocity_rows.push((k, al, i));
-                    }
+            for coefficient in 0..hodograph.len() {
+                for &i in &bounded {
+                    velocity_rows.push((k, coefficient, i));
                 }
             }
         }
@@ -221,6 +240,7 @@ impl<'a> VariationalNlp<'a> {
             })
             .collect();
         let terms = Terms::new(prob, &points, velocity, num_vars, row);
+        terms.check_fixed_points(prob, prob.solver.constraint_tolerance)?;
         num_vars += terms.num_variables();
         row += terms.num_rows();
         let loads = terms.loads().to_vec();
@@ -234,9 +254,16 @@ impl<'a> VariationalNlp<'a> {
         let stage_nnz = (0..big_n)
             .map(|k| {
                 (0..=s)
-                    .filter(|&al| al < s || k + 1 < big_n || last.is_some())
                     .map(|al| {
-                        (s + 1) * n * n + model.drives().len() + stage_force_vars[k][al].len() * n
+                        let outputs = if al < s {
+                            1
+                        } else {
+                            usize::from(k + 1 < big_n) + usize::from(knots[k + 1].is_some())
+                        };
+                        outputs
+                            * ((s + 1) * n * n
+                                + model.drives().len()
+                                + stage_force_vars[k][al].len() * n)
                     })
                     .sum()
             })
@@ -284,9 +311,9 @@ impl<'a> VariationalNlp<'a> {
             points,
             p0,
             num_vars,
-            initial,
-            last,
+            knots,
             velocity_rows,
+            hodograph,
             first_velocity_row,
             num_rows: row,
             stage_force_vars,
@@ -460,15 +487,18 @@ impl<'a> VariationalNlp<'a> {
         (k * self.gal.s() + al) * self.n
     }
 
-    /// Row block receiving output `α` (`α = s`: `p^{k+1}`) of stage `k`, if any.
-    fn output_row(&self, k: usize, al: usize) -> Option<usize> {
+    /// Row blocks receiving output `α` of stage `k`: its DEL equation, or for `α = s` the
+    /// momentum `p^{k+1}`, which enters the next stage's first DEL equation and the knot's
+    /// Legendre-transform rows.
+    fn output_rows(&self, k: usize, al: usize) -> [Option<usize>; 2] {
         let s = self.gal.s();
         if al < s {
-            Some(self.del_row(k, al))
-        } else if k + 1 < self.prob.stages {
-            Some(self.del_row(k + 1, 0))
+            [Some(self.del_row(k, al)), None]
         } else {
-            self.last.map(|b| b.row)
+            [
+                (k + 1 < self.prob.stages).then(|| self.del_row(k + 1, 0)),
+                self.knots[k + 1].map(|b| b.row),
+            ]
         }
     }
 
@@ -491,15 +521,31 @@ impl<'a> VariationalNlp<'a> {
             &mut self.dmomentum,
         );
         x[self.p0..self.p0 + n].copy_from_slice(&self.momentum);
-        if let Some(Boundary { v: Some(iv), .. }) = self.initial {
-            x[iv..iv + n].copy_from_slice(&v0);
-        }
-        if let Some(Boundary { v: Some(iv), .. }) = self.last {
-            for i in 0..n {
-                x[iv + i] = prob.final_v.guess(i, 0.0);
-            }
-        }
         self.terms.start(&mut x);
+        // Interior knot velocities from the guess's momenta, so that their rows hold.
+        let big_n = self.prob.stages;
+        if self.knots[1..big_n].iter().any(Option::is_some) {
+            self.evaluate_stages(&x);
+        }
+        for k in 0..=big_n {
+            let Some(Boundary { v: Some(iv), .. }) = self.knots[k] else {
+                continue;
+            };
+            let v: Vec<f64> = if k == 0 {
+                v0.clone()
+            } else if k == big_n {
+                (0..n).map(|i| prob.final_v.guess(i, 0.0)).collect()
+            } else {
+                let g = k * self.gal.s();
+                mass_matrix(&prob.model, &mut self.ws, &q[g], &mut self.mass);
+                let p = nalgebra::DVector::from_column_slice(&self.stages[k - 1].p_next);
+                match self.mass.clone().cholesky() {
+                    Some(c) => c.solve(&p).as_slice().to_vec(),
+                    None => vec![0.0; n],
+                }
+            };
+            x[iv..iv + n].copy_from_slice(&v);
+        }
         Ok(x)
     }
 
@@ -531,11 +577,11 @@ impl<'a> VariationalNlp<'a> {
     ) -> Result<(), EvalError> {
         let (n, n_u, s, dt) = (self.n, self.n_u, self.gal.s(), self.dt);
         let big_n = self.prob.stages;
-        let rows: Vec<[Option<usize>; 7]> = (0..big_n)
+        let rows: Vec<[[Option<usize>; 2]; 7]> = (0..big_n)
             .map(|k| {
-                let mut r = [None; 7];
+                let mut r = [[None; 2]; 7];
                 for (al, slot) in r.iter_mut().enumerate().take(s + 1) {
-                    *slot = self.output_row(k, al);
+                    *slot = self.output_rows(k, al);
                 }
                 r
             })
@@ -569,9 +615,10 @@ impl<'a> VariationalNlp<'a> {
             .enumerate()
             .for_each(|(k, (st, out))| {
                 Self::gather(points, s, n, n_u, k, x, st);
-                for (al, row) in rows[k].iter().enumerate().take(s + 1) {
+                for (al, outputs) in rows[k].iter().enumerate().take(s + 1) {
                     for i in 0..n {
-                        st.lambda[al * n + i] = row.map_or(0.0, |r| lambda[r + i]);
+                        st.lambda[al * n + i] =
+                            outputs.iter().flatten().map(|r| lambda[r + i]).sum();
                     }
                 }
                 Self::stage_forces(terms, s, k, x, st);
@@ -608,7 +655,6 @@ impl<'a> VariationalNlp<'a> {
             });
         let mut idx = 0;
         for (b, fixed, g, _) in self.boundaries() {
-            let Some(b) = b else { continue };
             let vars = self.boundary_block(&b, g);
             let len = vars.len() * (vars.len() + 1) / 2;
             let out = &mut rest[idx..idx + len];
@@ -804,13 +850,34 @@ impl<'a> VariationalNlp<'a> {
         );
     }
 
-    /// The two boundary row blocks with their fixed velocities and points.
-    fn boundaries(&self) -> [(Option<Boundary>, &'a crate::problem::Ranges, usize, bool); 2] {
+    /// The knots' Legendre-transform row blocks with their fixed velocities (used where the
+    /// block has no velocity variables: only at an entirely fixed boundary), their points, and
+    /// whether `p⁰` enters them.
+    fn boundaries(&self) -> Vec<(Boundary, &'a crate::problem::Ranges, usize, bool)> {
         let prob = self.prob;
-        [
-            (self.initial, &prob.initial_v, 0, true),
-            (self.last, &prob.final_v, self.points.len() - 1, false),
-        ]
+        let big_n = prob.stages;
+        let s = self.gal.s();
+        (0..=big_n)
+            .filter_map(|k| {
+                let b = self.knots[k]?;
+                let fixed = self.boundary_ranges(k).unwrap_or(&prob.v_bounds);
+                Some((b, fixed, k * s, k == 0))
+            })
+            .collect()
+    }
+
+    /// The problem's velocity ranges of knot `k` when it is a boundary.
+    fn boundary_ranges(&self, k: usize) -> Option<&'a crate::problem::Ranges> {
+        match k {
+            0 => Some(&self.prob.initial_v),
+            k if k == self.prob.stages => Some(&self.prob.final_v),
+            _ => None,
+        }
+    }
+
+    /// The variable of knot `k`'s velocity of joint `i`, if it has one.
+    fn knot_velocity_var(&self, k: usize, i: usize) -> Option<usize> {
+        self.knots[k].and_then(|b| b.v).map(|iv| iv + i)
     }
 
     /// Jacobian triplets of the boundary momentum rows and the velocity rows.
@@ -821,7 +888,6 @@ impl<'a> VariationalNlp<'a> {
             t.push((i, self.p0 + i));
         }
         for (b, _, g, with_p) in self.boundaries() {
-            let Some(b) = b else { continue };
             if with_p {
                 for i in 0..n {
                     t.push((b.row + i, self.p0 + i));
@@ -859,7 +925,6 @@ impl<'a> VariationalNlp<'a> {
             idx += 1;
         }
         for (b, fixed, g, with_p) in self.boundaries() {
-            let Some(b) = b else { continue };
             if with_p {
                 for _ in 0..n {
                     rest[idx] = 1.0;
@@ -884,9 +949,9 @@ impl<'a> VariationalNlp<'a> {
                 }
             }
         }
-        for &(_, al, _) in &self.velocity_rows {
+        for &(_, coefficient, _) in &self.velocity_rows {
             for be in 0..=s {
-                rest[idx] = self.gal.b(al, be) / dt;
+                rest[idx] = self.hodograph[coefficient][be] / dt;
                 idx += 1;
             }
         }
@@ -1004,10 +1069,23 @@ impl Nlp for VariationalNlp<'_> {
                 upper[self.points.u[g] + c] = prob.u_bounds.upper[c];
             }
         }
-        for (b, r) in [(self.initial, &prob.initial_v), (self.last, &prob.final_v)] {
-            if let Some(Boundary { v: Some(iv), .. }) = b {
-                lower[iv..iv + n].copy_from_slice(&r.lower);
-                upper[iv..iv + n].copy_from_slice(&r.upper);
+        // Knot velocities: the boundary ranges (a fixed component stays fixed), within the
+        // velocity bounds.
+        for k in 0..=prob.stages {
+            for i in 0..n {
+                let Some(var) = self.knot_velocity_var(k, i) else {
+                    continue;
+                };
+                let (mut lo, mut hi) = (prob.v_bounds.lower[i], prob.v_bounds.upper[i]);
+                if let Some(r) = self.boundary_ranges(k) {
+                    if r.lower[i] == r.upper[i] {
+                        (lo, hi) = (r.lower[i], r.upper[i]);
+                    } else {
+                        (lo, hi) = (lo.max(r.lower[i]), hi.min(r.upper[i]));
+                    }
+                }
+                lower[var] = lo;
+                upper[var] = hi;
             }
         }
         self.terms.variable_bounds(lower, upper);
@@ -1053,7 +1131,7 @@ impl Nlp for VariationalNlp<'_> {
                     c[row + i] += self.stages[k].r[al * n + i];
                 }
             }
-            if let Some(row) = self.output_row(k, s) {
+            for row in self.output_rows(k, s).into_iter().flatten() {
                 for i in 0..n {
                     c[row + i] += self.stages[k].p_next[i];
                 }
@@ -1063,7 +1141,6 @@ impl Nlp for VariationalNlp<'_> {
             c[i] += x[self.p0 + i];
         }
         for (b, fixed, g, with_p) in self.boundaries() {
-            let Some(b) = b else { continue };
             self.boundary_momentum(&b, fixed, g, x);
             // Initial rows: p⁰ − M(q_0) v⁰. Final rows: p^N − M(q_sN) v^N, p^N having been
             // accumulated from the last stage above.
@@ -1072,11 +1149,10 @@ impl Nlp for VariationalNlp<'_> {
                 c[b.row + i] += p - self.momentum[i];
             }
         }
-        for (r, &(k, al, i)) in self.velocity_rows.iter().enumerate() {
-            let mut v = 0.0;
-            for be in 0..=s {
-                v += self.gal.b(al, be) * x[self.points.q[k * s + be] + i];
-            }
+        for (r, &(k, coefficient, i)) in self.velocity_rows.iter().enumerate() {
+            let v: f64 = (0..=s)
+                .map(|be| self.hodograph[coefficient][be] * x[self.points.q[k * s + be] + i])
+                .sum();
             c[self.first_velocity_row + r] = v / dt;
         }
         self.terms.constraints(x, c);
@@ -1089,23 +1165,22 @@ impl Nlp for VariationalNlp<'_> {
         let mut t = Vec::new();
         for k in 0..self.prob.stages {
             for al in 0..=s {
-                let Some(row) = self.output_row(k, al) else {
-                    continue;
-                };
-                for ga in 0..=s {
-                    let col = self.points.q[k * s + ga];
-                    for j in 0..n {
-                        for i in 0..n {
-                            t.push((row + i, col + j));
+                for row in self.output_rows(k, al).into_iter().flatten() {
+                    for ga in 0..=s {
+                        let col = self.points.q[k * s + ga];
+                        for j in 0..n {
+                            for i in 0..n {
+                                t.push((row + i, col + j));
+                            }
                         }
                     }
-                }
-                for d in &drives {
-                    t.push((row + d.joint, self.points.u[k * s + al] + d.column));
-                }
-                for &(_, var) in &self.stage_force_vars[k][al] {
-                    for i in 0..n {
-                        t.push((row + i, var));
+                    for d in &drives {
+                        t.push((row + d.joint, self.points.u[k * s + al] + d.column));
+                    }
+                    for &(_, var) in &self.stage_force_vars[k][al] {
+                        for i in 0..n {
+                            t.push((row + i, var));
+                        }
                     }
                 }
             }
@@ -1135,7 +1210,7 @@ impl Nlp for VariationalNlp<'_> {
         }
         let zero_p = vec![0.0; n];
         let big_n = self.prob.stages;
-        let has_last = self.last.is_some();
+        let knots = &self.knots;
         self.stages
             .par_iter_mut()
             .zip(chunks.into_par_iter())
@@ -1154,9 +1229,15 @@ impl Nlp for VariationalNlp<'_> {
                 linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
                 let mut idx = 0;
                 for al in 0..=s {
-                    if al == s && k + 1 == big_n && !has_last {
+                    let outputs = if al < s {
+                        1
+                    } else {
+                        usize::from(k + 1 < big_n) + usize::from(knots[k + 1].is_some())
+                    };
+                    if outputs == 0 {
                         continue;
                     }
+                    let block_start = idx;
                     for ga in 0..=s {
                         for j in 0..n {
                             for i in 0..n {
@@ -1186,6 +1267,12 @@ impl Nlp for VariationalNlp<'_> {
                             idx += 1;
                         }
                     }
+                    // `p^{k+1}` in both the next stage's DEL rows and the knot's rows.
+                    for _ in 1..outputs {
+                        let len = idx - block_start;
+                        out.copy_within(block_start..idx, idx);
+                        idx += len;
+                    }
                 }
             });
         let side = self.side_len;
@@ -1210,9 +1297,7 @@ impl Nlp for VariationalNlp<'_> {
             }
         }
         for (b, _, g, _) in self.boundaries() {
-            if let Some(b) = b {
-                lower_triangle(&self.boundary_block(&b, g), &mut t);
-            }
+            lower_triangle(&self.boundary_block(&b, g), &mut t);
         }
         t.extend(self.terms.hessian_structure());
         Some(t)

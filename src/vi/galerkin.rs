@@ -152,6 +152,49 @@ impl Galerkin {
             *o = sum;
         }
     }
+
+    /// The Bernstein coefficients of the derivative of Eq. 2's Lagrange interpolant on the unit
+    /// interval, as weights on the control points: row `i = 0..s` gives `h_i = Σ_β h_{iβ} q^β`
+    /// with `dq/dτ = Σ_i h_i C(s−1, i) τ^i (1 − τ)^{s−1−i}` (the hodograph of the interpolant's
+    /// Bézier form). They are `s` independent functionals of the control points (a basis of the
+    /// derivative's space), the first and the last are the end slopes `b^{0β}` and `b^{sβ}`,
+    /// and by the convex-hull property `min_i h_i ≤ dq/dτ ≤ max_i h_i` on all of `[0, 1]`.
+    /// For `s ≤ 2` they are the slopes at the ends, and the hull is exact.
+    pub fn hodograph(&self) -> Vec<Vec<f64>> {
+        let (s, m) = (self.s, self.s + 1);
+        // The derivative at s points, and the Bernstein basis of degree s − 1 there.
+        let at: Vec<f64> = if s == 1 {
+            vec![0.0]
+        } else {
+            (0..s).map(|j| j as f64 / (s - 1) as f64).collect()
+        };
+        let mut values = nalgebra::DMatrix::zeros(s, m);
+        let mut bernstein = nalgebra::DMatrix::zeros(s, s);
+        let mut d = vec![0.0; m];
+        for (j, &tau) in at.iter().enumerate() {
+            self.basis_derivative(tau, &mut d);
+            for (be, v) in d.iter().enumerate() {
+                values[(j, be)] = *v;
+            }
+            for i in 0..s {
+                bernstein[(j, i)] =
+                    binomial(s - 1, i) * tau.powi(i as i32) * (1.0 - tau).powi((s - 1 - i) as i32);
+            }
+        }
+        // The Bernstein matrix at distinct points is invertible.
+        let h = bernstein
+            .lu()
+            .solve(&values)
+            .unwrap_or_else(|| unreachable!("the Bernstein basis at distinct points is regular"));
+        (0..s)
+            .map(|i| (0..m).map(|be| h[(i, be)]).collect())
+            .collect()
+    }
+}
+
+/// `C(n, k)` as a float.
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |c, j| c * (n - j) as f64 / (j + 1) as f64)
 }
 
 /// Gauss–Lobatto nodes and weights on `[0, 1]` for `s + 1` points: the endpoints and the roots
@@ -277,6 +320,54 @@ mod tests {
                 g.basis(1.3, &mut d);
                 let num: f64 = (0..=s).map(|be| d[be] * f(g.nodes()[be])).sum();
                 assert!((num - f(1.3)).abs() < 1e-11);
+            }
+        }
+    }
+
+    /// The hodograph's coefficients give back the derivative of the interpolant at any `τ`
+    /// (an independent route: the Lagrange basis derivatives), start and end with the end
+    /// slopes, and bound the derivative from both sides (sampled), for every supported `s`.
+    #[test]
+    fn hodograph_is_the_bernstein_form_of_the_derivative() {
+        for s in 1..=MAX_STAGE_ORDER {
+            let gal = Galerkin::new(s).unwrap();
+            let h = gal.hodograph();
+            assert_eq!(h.len(), s);
+            for (be, (first, last)) in h[0].iter().zip(&h[s - 1]).enumerate() {
+                assert!((first - gal.b(0, be)).abs() < 1e-9, "s = {s}");
+                assert!((last - gal.b(s, be)).abs() < 1e-9, "s = {s}");
+            }
+            let q: Vec<f64> = (0..=s).map(|be| (1.3 * be as f64 + 0.4).sin()).collect();
+            let coef: Vec<f64> = h
+                .iter()
+                .map(|row| row.iter().zip(&q).map(|(a, b)| a * b).sum())
+                .collect();
+            let (lo, hi) = coef
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), &c| {
+                    (l.min(c), u.max(c))
+                });
+            let mut d = vec![0.0; s + 1];
+            for j in 0..=40 {
+                let tau = j as f64 / 40.0;
+                gal.basis_derivative(tau, &mut d);
+                let exact: f64 = d.iter().zip(&q).map(|(a, b)| a * b).sum();
+                let bern: f64 = (0..s)
+                    .map(|i| {
+                        coef[i]
+                            * binomial(s - 1, i)
+                            * tau.powi(i as i32)
+                            * (1.0 - tau).powi((s - 1 - i) as i32)
+                    })
+                    .sum();
+                assert!(
+                    (exact - bern).abs() < 1e-9 * (1.0 + exact.abs()),
+                    "s = {s}, τ = {tau}"
+                );
+                assert!(
+                    exact >= lo - 1e-9 && exact <= hi + 1e-9,
+                    "s = {s}, τ = {tau}"
+                );
             }
         }
     }

@@ -27,14 +27,19 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
 }
 
 impl PointTerm for FrameBounds {
-    fn rows(&self, _p: &PointInfo) -> usize {
-        self.axes.len()
+    fn rows(&self, p: &PointInfo) -> usize {
+        if p.fixed_configuration {
+            0
+        } else {
+            self.axes.len()
+        }
     }
 
     fn row_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
-        for (r, &(_, lo, hi)) in self.axes.iter().enumerate() {
-            lower[r] = lo;
-            upper[r] = hi;
+        // Empty where the configuration is fixed.
+        for ((l, u), &(_, lo, hi)) in lower.iter_mut().zip(upper.iter_mut()).zip(&self.axes) {
+            *l = lo;
+            *u = hi;
         }
     }
 
@@ -46,12 +51,15 @@ impl PointTerm for FrameBounds {
 
     fn evaluate(
         &self,
-        _p: &PointInfo,
+        p: &PointInfo,
         local: &Local,
         scratch: &mut Scratch,
         rows: &mut [f64],
         jac: Option<&mut [f64]>,
     ) {
+        if p.fixed_configuration {
+            return;
+        }
         let p = frame_origin(&scratch.kin, &self.point);
         for (r, (e, _, _)) in self.axes.iter().enumerate() {
             rows[r] = e.dot(&p);
@@ -74,7 +82,13 @@ impl PointTerm for FrameBounds {
         }
     }
 
-    fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        chain_pattern(&self.chain, ix, out);
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        if !p.fixed_configuration {
+            chain_pattern(&self.chain, ix, out);
+        }
+    }
+
+    fn label(&self) -> &'static str {
+        "frame_bounds"
     }
 }

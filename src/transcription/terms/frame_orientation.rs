@@ -48,7 +48,7 @@ impl PointTerm for FrameOrientation {
         jac: Option<&mut [f64]>,
     ) {
         let f = &self.frame;
-        if p.index != f.at {
+        if !f.applies(p) {
             return;
         }
         let target = &self.rotation;
@@ -76,6 +76,10 @@ impl PointTerm for FrameOrientation {
 
     fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         self.frame.hessian_pattern(p, ix, out);
+    }
+
+    fn label(&self) -> &'static str {
+        "frame_orientation"
     }
 }
 

@@ -50,7 +50,7 @@ impl PointTerm for FramePosition {
         jac: Option<&mut [f64]>,
     ) {
         let f = &self.frame;
-        if p.index != f.at {
+        if !f.applies(p) {
             return;
         }
         let d = frame_origin(&scratch.kin, &f.point) - self.position;
@@ -78,5 +78,9 @@ impl PointTerm for FramePosition {
 
     fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         self.frame.hessian_pattern(p, ix, out);
+    }
+
+    fn label(&self) -> &'static str {
+        "frame_position"
     }
 }

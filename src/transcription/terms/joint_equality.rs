@@ -31,27 +31,36 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
 }
 
 impl PointTerm for JointEquality {
-    fn rows(&self, _p: &PointInfo) -> usize {
-        1
+    fn rows(&self, p: &PointInfo) -> usize {
+        usize::from(!p.fixed_configuration)
     }
 
-    fn jacobian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        out.push((0, ix.q(self.a)));
-        out.push((0, ix.q(self.b)));
+    fn jacobian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        if self.rows(p) > 0 {
+            out.push((0, ix.q(self.a)));
+            out.push((0, ix.q(self.b)));
+        }
     }
 
     fn evaluate(
         &self,
-        _p: &PointInfo,
+        p: &PointInfo,
         local: &Local,
         _scratch: &mut Scratch,
         rows: &mut [f64],
         jac: Option<&mut [f64]>,
     ) {
+        if self.rows(p) == 0 {
+            return;
+        }
         rows[0] = local.q[self.a] - self.ratio * local.q[self.b] - self.offset;
         if let Some(jv) = jac {
             jv[0] = 1.0;
             jv[1] = -self.ratio;
         }
+    }
+
+    fn label(&self) -> &'static str {
+        "joint_equality"
     }
 }

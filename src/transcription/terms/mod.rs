@@ -65,6 +65,11 @@ pub(crate) struct PointInfo {
     pub count: usize,
     /// Quadrature weight (`∫ f dt ≈ Σ_p weight_p f(t_p)`).
     pub weight: f64,
+    /// The problem fixes every joint's configuration here (the first point when `initial.q`
+    /// fixes all joints, the last when `final.q` does). A row of the configuration alone is a
+    /// constant there, a combination of the variables' bounds: the terms leave such rows out,
+    /// and [`Terms::check_fixed_points`] checks that they hold.
+    pub fixed_configuration: bool,
 }
 
 impl PointInfo {
@@ -225,6 +230,11 @@ pub(crate) trait PointTerm: Send + Sync {
 
     /// Sets the smoothing of the term's complementarity rows, for a solve at that level.
     fn set_smoothing(&mut self, _mu: f64) {}
+
+    /// What the term is, for messages (the problem file's name of its kind).
+    fn label(&self) -> &'static str {
+        "a per-point term"
+    }
 
     /// The world forces at the term's loads at `p`, with their derivatives.
     fn forces(
@@ -532,6 +542,7 @@ impl<'a> Terms<'a> {
                 index: p,
                 count,
                 weight: points.weights[p],
+                fixed_configuration: fixed_configuration(prob, p, count),
             };
             let point_own = own;
             let mut blocks = Vec::with_capacity(terms.len());
@@ -623,6 +634,75 @@ impl<'a> Terms<'a> {
         for term in &mut self.terms {
             term.set_smoothing(mu);
         }
+    }
+
+    /// Checks the rows the terms leave out where the problem fixes the configuration
+    /// ([`PointInfo::fixed_configuration`]): each must hold at that configuration to
+    /// `tolerance`, or the problem has no solution.
+    ///
+    /// # Errors
+    /// The first row that does not hold, with its term, time, value and bounds.
+    pub fn check_fixed_points(
+        &self,
+        prob: &TrajectoryProblem,
+        tolerance: f64,
+    ) -> Result<(), String> {
+        let model = self.model;
+        let (n, n_u) = (self.n, self.n_u);
+        let mut scratch = Scratch {
+            kin: Workspace::new(model),
+            frame_jacobian: DMatrix::zeros(6, n),
+            contact: None,
+        };
+        let (v, u) = (vec![0.0; n], vec![0.0; n_u]);
+        for plan in self.plans.iter().filter(|p| p.info.fixed_configuration) {
+            let (q, field) = if plan.info.index == 0 {
+                (&prob.initial_q.lower, "initial.q")
+            } else {
+                (&prob.final_q.lower, "final.q")
+            };
+            forward_kinematics(model, &mut scratch.kin, q);
+            let free = PointInfo {
+                fixed_configuration: false,
+                ..plan.info
+            };
+            for term in &self.terms {
+                let (kept, all) = (term.rows(&plan.info), term.rows(&free));
+                if all == kept {
+                    continue;
+                }
+                let own = vec![0.0; term.variables(&free)];
+                let local = Local {
+                    model,
+                    q,
+                    v: &v,
+                    u: &u,
+                    own: &own,
+                };
+                let (mut rows, mut lower, mut upper) =
+                    (vec![0.0; all], vec![0.0; all], vec![0.0; all]);
+                term.row_bounds(&free, &mut lower, &mut upper);
+                term.evaluate(&free, &local, &mut scratch, &mut rows, None);
+                for r in kept..all {
+                    if rows[r] < lower[r] - tolerance || rows[r] > upper[r] + tolerance {
+                        return Err(format!(
+                            "{field} fixes every joint, and there (t = {}) a {} row is {:.6e}, \
+                             outside [{}, {}]: the problem has no solution",
+                            if plan.info.index == 0 {
+                                0.0
+                            } else {
+                                prob.duration
+                            },
+                            term.label(),
+                            rows[r],
+                            lower[r],
+                            upper[r]
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Own variables of all terms.
@@ -1073,9 +1153,15 @@ impl TimedFrame {
         }
     }
 
+    /// Whether its rows are at `p`: its point, unless the problem fixes the configuration
+    /// there.
+    fn applies(&self, p: &PointInfo) -> bool {
+        p.index == self.at && !p.fixed_configuration
+    }
+
     /// `rows` at its point, none elsewhere.
     fn rows(&self, p: &PointInfo, rows: usize) -> usize {
-        if p.index == self.at { rows } else { 0 }
+        if self.applies(p) { rows } else { 0 }
     }
 
     /// Each of `rows` rows depends on the chain's configurations.
@@ -1087,10 +1173,17 @@ impl TimedFrame {
 
     /// Curvature over the chain at its point.
     fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        if p.index == self.at {
+        if self.applies(p) {
             chain_pattern(&self.chain, ix, out);
         }
     }
+}
+
+/// Whether the problem fixes every joint's configuration at point `p` of `count`: the first
+/// when `initial.q` does, the last (of more than one) when `final.q` does.
+fn fixed_configuration(prob: &TrajectoryProblem, p: usize, count: usize) -> bool {
+    (p == 0 && prob.initial_q.all_fixed())
+        || (count > 1 && p + 1 == count && prob.final_q.all_fixed())
 }
 
 /// The joints on a body's path to the root, which a function of its pose depends on.

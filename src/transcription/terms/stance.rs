@@ -40,8 +40,6 @@ const WRENCH: usize = 6;
 pub(crate) struct StanceTerm {
     stance: Stance,
     chain: Vec<usize>,
-    /// Whether `initial.q` fixes every joint (no pose rows at the first point).
-    fixed_start: bool,
     /// The stances' count (the weight is shared among them in the starting guess).
     count: usize,
     /// Force unit `W` (N).
@@ -115,7 +113,6 @@ impl StanceTerm {
         Self {
             stance: stance.clone(),
             chain: chain(model, stance.point.body),
-            fixed_start: prob.initial_q.all_fixed(),
             count,
             force_unit,
             lever,
@@ -125,8 +122,9 @@ impl StanceTerm {
         }
     }
 
+    /// The pose rows are left out where the problem fixes the configuration.
     fn has_pose_rows(&self, p: &PointInfo) -> bool {
-        !(self.fixed_start && p.index == 0)
+        !p.fixed_configuration
     }
 
     /// An empty track of this foot.
@@ -281,6 +279,10 @@ impl PointTerm for StanceTerm {
         if self.has_pose_rows(p) {
             chain_pattern(&self.chain, ix, out);
         }
+    }
+
+    fn label(&self) -> &'static str {
+        "stance"
     }
 
     fn loads(&self) -> Vec<PointLoad> {
