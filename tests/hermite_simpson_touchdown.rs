@@ -63,7 +63,10 @@ fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_ju
     let h = points.times[2] - points.times[0];
     // The problem's release height: a fall of exactly 0.1 s, onto knot 2 (point 4).
     let touchdown = ((prob.initial_q.lower[Z] - REST_HEIGHT) * 2.0 / G).sqrt();
-    assert!((touchdown - 0.1).abs() < 1e-12, "touchdown at {touchdown} s");
+    assert!(
+        (touchdown - 0.1).abs() < 1e-12,
+        "touchdown at {touchdown} s"
+    );
     let knot = 4;
     assert!((points.times[knot] - touchdown).abs() < 1e-12);
     let speed = G * touchdown;
@@ -82,7 +85,11 @@ fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_ju
     exact_motion(&nlp, n, touchdown, true, &mut x);
     nlp.constraints(&x, &mut rows).unwrap();
     for block in 0..4 {
-        assert!(rows[defects(1, block)].abs() < 1e-12, "{}", rows[defects(1, block)]);
+        assert!(
+            rows[defects(1, block)].abs() < 1e-12,
+            "{}",
+            rows[defects(1, block)]
+        );
     }
     let miss = rows[defects(2, q_interpolation)];
     assert!((miss - h * speed / 8.0).abs() < 1e-12, "{miss}");
@@ -94,7 +101,11 @@ fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_ju
     exact_motion(&nlp, n, touchdown, false, &mut x);
     nlp.constraints(&x, &mut rows).unwrap();
     for block in 0..4 {
-        assert!(rows[defects(2, block)].abs() < 1e-12, "{}", rows[defects(2, block)]);
+        assert!(
+            rows[defects(2, block)].abs() < 1e-12,
+            "{}",
+            rows[defects(2, block)]
+        );
     }
     let miss = rows[defects(1, q_interpolation)];
     assert!((miss - h * speed / 8.0).abs() < 1e-12, "{miss}");
@@ -103,10 +114,19 @@ fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_ju
 
     // Every other interval holds with either choice: the motion is exact away from the jump.
     for k in (0..count / 2).filter(|&k| k != 1 && k != 2) {
-        for block in [q_interpolation, v_interpolation, q_integration, v_integration] {
+        for block in [
+            q_interpolation,
+            v_interpolation,
+            q_integration,
+            v_integration,
+        ] {
             for r in [defects(k, block), defects(k, block) - Z] {
                 assert!(rows[r].abs() < 1e-12, "interval {k}: {}", rows[r]);
-                assert!(arrival_rows[r].abs() < 1e-12, "interval {k}: {}", arrival_rows[r]);
+                assert!(
+                    arrival_rows[r].abs() < 1e-12,
+                    "interval {k}: {}",
+                    arrival_rows[r]
+                );
             }
         }
     }
