@@ -202,6 +202,94 @@ fn box_touchdown_converges_with_contact_conditions() {
     );
 }
 
+/// Hermite–Simpson on the passive box converges too, now that its interior knots carry a
+/// velocity jump and an impulse (`transcription/knot_impulse.rs`; without them the touchdown
+/// has no representation, `tests/hermite_simpson_touchdown.rs`). Checked against the physics
+/// rather than the solver: the fall is exact up to the touchdown knot (`v = −g t`), the box
+/// then rests on the ground (no bounce: every later point within 10⁻⁶ m of the ground and
+/// nearly still) and, its momentum nearly zero after the impact, the ground's force over the
+/// rest carries its weight: Simpson's rule of the normal forces over `[0.1, 0.4]` s equals
+/// `m g · 0.3 s` within 1 %.
+#[test]
+fn box_touchdown_converges_with_hermite_simpson() {
+    let prob = load(
+        "box_touchdown",
+        TranscriptionKind::HermiteSimpson,
+        QpBackend::Clarabel,
+    );
+    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    let r = &outcome.result;
+    assert_eq!(r.status, Status::Converged, "{}", r.message);
+    let residuals = outcome.contact.expect("contact residuals");
+    assert!(
+        residuals.largest_complementarity_product <= prob.solver.complementarity_tolerance,
+        "{residuals:?}"
+    );
+    assert!(
+        residuals.deepest_penetration <= prob.solver.constraint_tolerance,
+        "{residuals:?}"
+    );
+    let s = &outcome.solution;
+    let contact = s.contact.as_ref().expect("contact trajectory");
+    let g = 9.81;
+    let touchdown = 4;
+    assert!((s.times[touchdown] - 0.1).abs() < 1e-12);
+    // Free fall through the first interval; in the second the touchdown knot's force bends
+    // the cubic (a knot's acceleration is shared by both of its intervals), by less than a
+    // millimetre at its midpoint.
+    let z0 = prob.initial_q.lower[1];
+    for p in 0..touchdown {
+        let t = s.times[p];
+        let (z, v) = (z0 - 0.5 * g * t * t, -g * t);
+        let tolerance = if p < 3 { 1e-9 } else { 1e-3 };
+        assert!(
+            (s.q[p][1] - z).abs() < tolerance,
+            "point {p}: z {}",
+            s.q[p][1]
+        );
+        assert!(
+            (s.v[p][1] - v).abs() < 1e-6 || p == 3,
+            "point {p}: v_z {}",
+            s.v[p][1]
+        );
+    }
+    for p in touchdown..s.times.len() {
+        for l in 0..contact.names.len() {
+            assert!(
+                contact.gap(p, l) < 1e-6,
+                "point {p}: gap {}",
+                contact.gap(p, l)
+            );
+        }
+        assert!(s.v[p][1].abs() < 1e-2, "point {p}: v_z {}", s.v[p][1]);
+    }
+    let weight = contact.force_scale * contact.names.len() as f64;
+    let h = s.times[2] - s.times[0];
+    let total = |p: usize| {
+        (0..contact.names.len())
+            .map(|l| contact.normal_force(p, l))
+            .sum::<f64>()
+    };
+    let last = s.times.len() - 1;
+    let rest: f64 = (touchdown..=last)
+        .map(|p| {
+            let w = if p == touchdown || p == last {
+                1.0
+            } else if (p - touchdown) % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+            w * h / 6.0 * total(p)
+        })
+        .sum();
+    let expected = weight * (s.times[last] - s.times[touchdown]);
+    assert!(
+        (rest - expected).abs() <= 0.01 * expected,
+        "impulse over the rest {rest} N s, weight × time {expected} N s"
+    );
+}
+
 /// The planar hopper (`problems/hopper_hop.yaml`, smoothed complementarity, the default
 /// schedule) converges with the Simpson VI from the default guess, and its contact conditions
 /// hold: every product within the complementarity tolerance, no penetration. Independently of

@@ -10,6 +10,7 @@
 use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_leading_lower_triangle};
 use super::guess::initial_trajectory;
 use super::held_acceleration::HeldAcceleration;
+use super::knot_impulse::KnotImpulse;
 use super::loads::LoadTerms;
 use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, Terms, VelocityMap};
@@ -70,6 +71,10 @@ pub struct CollocationNlp<'a> {
     hs: HermiteSimpson,
     /// The stances' acceleration rows at the first point, after the terms' rows.
     held: HeldAcceleration,
+    /// The velocity jumps of the interior knots, after the held rows.
+    impulse: KnotImpulse,
+    /// `(defect row, jump variable, coefficient)`: the jumps in the previous interval's defects.
+    jumps: Vec<(usize, usize, f64)>,
     layout: HermiteSimpsonLayout,
     points: Points,
     num_vars: usize,
@@ -159,11 +164,21 @@ impl<'a> CollocationNlp<'a> {
         load_coordinates.sort_unstable();
         load_coordinates.dedup();
         let held = HeldAcceleration::new(prob);
+        let impulse = KnotImpulse::new(
+            prob,
+            layout.intervals(),
+            h,
+            layout.num_variables() + terms.num_variables(),
+            hs.num_rows() + terms.num_rows() + held.num_rows(),
+        );
+        let jumps = impulse.defect_coefficients(count * n);
         let mut nlp = Self {
             load_coordinates,
-            num_vars: layout.num_variables() + terms.num_variables(),
-            num_rows: hs.num_rows() + terms.num_rows() + held.num_rows(),
+            num_vars: layout.num_variables() + terms.num_variables() + impulse.num_variables(),
+            num_rows: hs.num_rows() + terms.num_rows() + held.num_rows() + impulse.num_rows(),
             held,
+            impulse,
+            jumps,
             prob,
             layout,
             points,
@@ -211,12 +226,14 @@ impl<'a> CollocationNlp<'a> {
             x[l.index(last, Var::V, i)] = prob.final_v.guess(i, x[l.index(last, Var::V, i)]);
         }
         self.terms.start(&mut x);
+        self.impulse.start(&mut x);
         Ok(x)
     }
 
     /// Sets the smoothing of the contact complementarity rows (method `smoothing`).
     pub fn set_smoothing(&mut self, mu: f64) {
         self.terms.set_smoothing(mu);
+        self.impulse.set_smoothing(mu);
     }
 
     /// Starts the next solve from `x`.
@@ -324,15 +341,23 @@ impl<'a> CollocationNlp<'a> {
                     }
                 }
             });
+        let (rest, impulse_vals) = rest.split_at_mut(rest.len() - self.impulse.hessian_len());
         let (term_vals, held_vals) = rest.split_at_mut(rest.len() - self.held.hessian_len());
         self.terms.hessian_values(x, obj_factor, lambda, term_vals);
-        let held_rows = self.num_rows - self.held.num_rows();
+        let (held_rows, impulse_rows) = self.tail_rows();
         self.held.hessian_values(
             &self.prob.model,
             &self.layout,
             x,
-            &lambda[held_rows..],
+            &lambda[held_rows..impulse_rows],
             held_vals,
+        );
+        self.impulse.hessian_values(
+            &self.prob.model,
+            &self.layout,
+            x,
+            &lambda[impulse_rows..],
+            impulse_vals,
         );
         check_finite(values, "Hessian values")
     }
@@ -581,6 +606,7 @@ impl Nlp for CollocationNlp<'_> {
             }
         }
         self.terms.variable_bounds(lower, upper);
+        self.impulse.variable_bounds(lower, upper);
     }
 
     fn constraint_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
@@ -629,9 +655,18 @@ impl Nlp for CollocationNlp<'_> {
                 });
         }
         self.terms.constraints(x, c);
-        let held_rows = self.num_rows - self.held.num_rows();
-        self.held
-            .constraints(&self.prob.model, &self.layout, x, &mut c[held_rows..]);
+        let (held_rows, impulse_rows) = self.tail_rows();
+        self.held.constraints(
+            &self.prob.model,
+            &self.layout,
+            x,
+            &mut c[held_rows..impulse_rows],
+        );
+        for &(row, var, coefficient) in &self.jumps {
+            c[row] += coefficient * x[var];
+        }
+        self.impulse
+            .constraints(&self.prob.model, &self.layout, x, &mut c[impulse_rows..]);
         check_finite(c, "constraint values")
     }
 
@@ -643,8 +678,10 @@ impl Nlp for CollocationNlp<'_> {
         t.extend(self.terms.jacobian_structure());
         t.extend(
             self.held
-                .jacobian_structure(&self.layout, self.num_rows - self.held.num_rows()),
+                .jacobian_structure(&self.layout, self.tail_rows().0),
         );
+        t.extend(self.jumps.iter().map(|&(row, var, _)| (row, var)));
+        t.extend(self.impulse.jacobian_structure(&self.layout));
         t
     }
 
@@ -689,11 +726,19 @@ impl Nlp for CollocationNlp<'_> {
                     }
                 });
         }
+        let (term_vals, impulse_vals) =
+            term_vals.split_at_mut(term_vals.len() - self.impulse.jacobian_len());
+        let (term_vals, jump_vals) = term_vals.split_at_mut(term_vals.len() - self.jumps.len());
         let (term_vals, held_vals) =
             term_vals.split_at_mut(term_vals.len() - self.held.jacobian_len());
         self.terms.jacobian_values(x, term_vals);
         self.held
             .jacobian_values(&self.prob.model, &self.layout, x, held_vals);
+        for (value, &(_, _, coefficient)) in jump_vals.iter_mut().zip(&self.jumps) {
+            *value = coefficient;
+        }
+        self.impulse
+            .jacobian_values(&self.prob.model, &self.layout, x, impulse_vals);
         check_finite(values, "Jacobian values")
     }
 
@@ -713,6 +758,7 @@ impl Nlp for CollocationNlp<'_> {
         }
         t.extend(self.terms.hessian_structure());
         t.extend(self.held.hessian_structure(&self.layout));
+        t.extend(self.impulse.hessian_structure(&self.layout));
         Some(t)
     }
 
@@ -742,11 +788,27 @@ impl Nlp for CollocationNlp<'_> {
     }
 
     fn complementarities(&self) -> Vec<Complementarity> {
-        self.terms.complementarities()
+        let mut pairs = self.terms.complementarities();
+        // The contact term's loads come first: site l is load l.
+        let normal = |p: usize, site: usize| {
+            self.force_vars[p]
+                .iter()
+                .find(|&&(load, _)| load == site)
+                .map_or(usize::MAX, |&(_, var)| var)
+        };
+        let impulses = self.impulse.complementarities(&pairs, normal);
+        pairs.extend(impulses);
+        pairs
     }
 }
 
 impl CollocationNlp<'_> {
+    /// The first held-acceleration row and the first jump row.
+    fn tail_rows(&self) -> (usize, usize) {
+        let held = self.hs.num_rows() + self.terms.num_rows();
+        (held, held + self.held.num_rows())
+    }
+
     /// The joint pairs `(i, j)` on one contact point's path to the root (any contact point):
     /// where the loads' generalized force depends on the configuration.
     fn chains(&self) -> Vec<(usize, usize)> {

@@ -8,6 +8,7 @@ mod common;
 mod contact;
 mod guess;
 mod held_acceleration;
+mod knot_impulse;
 mod knot_interpolant;
 mod loads;
 mod solution;

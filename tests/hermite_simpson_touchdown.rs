@@ -1,0 +1,133 @@
+//! Why Hermite–Simpson cannot pose an inelastic touchdown (ARCHITECTURE.md, "Contact"): its
+//! state `(q, v)` is a C¹ cubic per interval, one velocity per knot shared by both intervals,
+//! so the velocity jump of an impact at a knot has no representation. The exact motion of the
+//! passive box of `problems/box_touchdown.yaml` (free fall for 0.1 s, then at rest on the
+//! ground) violates the position rows of the interval on the side of the touchdown knot whose
+//! velocity it does not carry, by `hV/8` (interpolation) and `hV/6` (integration) for the
+//! arrival speed `V = g·0.1 s`. Those rows hold no acceleration and no force, so no choice of
+//! contact forces repairs them. With the knot's velocity split into the arrival and departure
+//! values (interval 1 ending with the one, interval 2 starting with the other), every defect
+//! row of both intervals holds to rounding.
+
+use std::path::Path;
+use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
+use vito::sqp::Nlp;
+use vito::transcription::CollocationNlp;
+
+const G: f64 = 9.81;
+/// The box's base height at rest: its bottom face on the ground (`robots/box.urdf`).
+const REST_HEIGHT: f64 = 0.05;
+/// The base's vertical coordinate (planar base: x, z, pitch).
+const Z: usize = 1;
+
+/// The box's exact motion at the collocation points into `x`: `(q, v, a)` of the vertical
+/// coordinate, the touchdown knot carrying the arrival (`arrival = true`) or the departure
+/// values.
+fn exact_motion(nlp: &CollocationNlp, n: usize, touchdown: f64, arrival: bool, x: &mut [f64]) {
+    let points = nlp.points().clone();
+    let z0 = REST_HEIGHT + 0.5 * G * touchdown * touchdown;
+    for (p, &t) in points.times.iter().enumerate() {
+        let q = points.q[p];
+        let flying = t < touchdown - 1e-12 || (arrival && (t - touchdown).abs() <= 1e-12);
+        let (z, vz, az) = if flying {
+            (z0 - 0.5 * G * t * t, -G * t, -G)
+        } else {
+            (REST_HEIGHT, 0.0, 0.0)
+        };
+        for i in 0..n {
+            x[q + i] = 0.0;
+            x[q + n + i] = 0.0;
+            x[q + 2 * n + i] = 0.0;
+        }
+        x[q + Z] = z;
+        x[q + n + Z] = vz;
+        x[q + 2 * n + Z] = az;
+    }
+}
+
+#[test]
+fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_jump() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/box_touchdown.yaml");
+    let prob = load_problem(
+        &file,
+        &ProblemOverrides {
+            transcription: Some(TranscriptionKind::HermiteSimpson),
+            ..ProblemOverrides::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut nlp = CollocationNlp::new(&prob).unwrap();
+    let n = prob.model.dof();
+    let points = nlp.points().clone();
+    let count = points.times.len();
+    let h = points.times[2] - points.times[0];
+    // The problem's release height: a fall of exactly 0.1 s, onto knot 2 (point 4).
+    let touchdown = ((prob.initial_q.lower[Z] - REST_HEIGHT) * 2.0 / G).sqrt();
+    assert!(
+        (touchdown - 0.1).abs() < 1e-12,
+        "touchdown at {touchdown} s"
+    );
+    let knot = 4;
+    assert!((points.times[knot] - touchdown).abs() < 1e-12);
+    let speed = G * touchdown;
+
+    let mut rows = vec![0.0; nlp.num_constraints()];
+    let defects = |k: usize, block: usize| {
+        let first = count * n + 4 * k * n + block * n;
+        first + Z
+    };
+    let (q_interpolation, v_interpolation, q_integration, v_integration) = (0, 1, 2, 3);
+    let mut x = vec![0.0; nlp.num_variables()];
+    nlp.initial_point(&mut x);
+
+    // The knot carries the arrival velocity: interval 1 (the fall's end) holds exactly,
+    // interval 2 (at rest) misses its position rows by the jump.
+    exact_motion(&nlp, n, touchdown, true, &mut x);
+    nlp.constraints(&x, &mut rows).unwrap();
+    for block in 0..4 {
+        assert!(
+            rows[defects(1, block)].abs() < 1e-12,
+            "{}",
+            rows[defects(1, block)]
+        );
+    }
+    let miss = rows[defects(2, q_interpolation)];
+    assert!((miss - h * speed / 8.0).abs() < 1e-12, "{miss}");
+    let miss = rows[defects(2, q_integration)];
+    assert!((miss - h * speed / 6.0).abs() < 1e-12, "{miss}");
+    let arrival_rows = rows.clone();
+
+    // The knot carries the departure velocity (at rest): now interval 1 misses them.
+    exact_motion(&nlp, n, touchdown, false, &mut x);
+    nlp.constraints(&x, &mut rows).unwrap();
+    for block in 0..4 {
+        assert!(
+            rows[defects(2, block)].abs() < 1e-12,
+            "{}",
+            rows[defects(2, block)]
+        );
+    }
+    let miss = rows[defects(1, q_interpolation)];
+    assert!((miss - h * speed / 8.0).abs() < 1e-12, "{miss}");
+    let miss = rows[defects(1, q_integration)];
+    assert!((miss + h * speed / 6.0).abs() < 1e-12, "{miss}");
+
+    // Every other interval holds with either choice: the motion is exact away from the jump.
+    for k in (0..count / 2).filter(|&k| k != 1 && k != 2) {
+        for block in [
+            q_interpolation,
+            v_interpolation,
+            q_integration,
+            v_integration,
+        ] {
+            for r in [defects(k, block), defects(k, block) - Z] {
+                assert!(rows[r].abs() < 1e-12, "interval {k}: {}", rows[r]);
+                assert!(
+                    arrival_rows[r].abs() < 1e-12,
+                    "interval {k}: {}",
+                    arrival_rows[r]
+                );
+            }
+        }
+    }
+}
