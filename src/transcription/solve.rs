@@ -180,7 +180,13 @@ fn run<N: Transcription>(
 ) -> Result<Outcome, SolveError> {
     let size = size_of(nlp);
     let mut total: Option<SqpResult> = None;
-    for level in smoothing_levels(prob.complementarity, &prob.solver) {
+    // Without contact there is nothing to smooth: one solve, whatever the method.
+    let levels = if prob.contact.is_some() {
+        smoothing_levels(prob.complementarity, &prob.solver)
+    } else {
+        vec![None]
+    };
+    for level in levels {
         if let Some(mu) = level {
             nlp.set_smoothing(mu);
         }
