@@ -200,6 +200,42 @@ fn box_touchdown_converges_with_contact_conditions() {
         contact.deepest_penetration <= prob.solver.constraint_tolerance,
         "{contact:?}"
     );
+    trajectory_gaps_are_the_corners_heights(&prob, &outcome);
+}
+
+/// `trajectory.csv`'s gaps are those of the sampled configuration, not interpolated: on flat
+/// ground at height 0 each bottom corner's gap is its height, `z − x_c sin θ + z_c cos θ` for
+/// the planar base `(x, z, θ)` (a turn about y) and the corner at `(x_c, z_c)` in the box's
+/// frame (`robots/box.urdf`: `(±0.1, −0.05)`).
+fn trajectory_gaps_are_the_corners_heights(prob: &TrajectoryProblem, outcome: &Outcome) {
+    let dir: PathBuf = std::env::temp_dir().join(format!("vito-box-gaps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_solve_report(&dir, prob, outcome).unwrap();
+    let mut reader = csv::Reader::from_path(dir.join("trajectory.csv")).unwrap();
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let corners = [("front_left_bottom", 0.1), ("back_left_bottom", -0.1)];
+    let mut largest_between_points = 0.0_f64;
+    for record in reader.records() {
+        let r = record.unwrap();
+        let value = |name: &str| -> f64 { r[col(name)].parse().unwrap() };
+        let (z, theta) = (value("q_base_z"), value("q_base_pitch"));
+        for (corner, xc) in corners {
+            let height = z - xc * theta.sin() - 0.05 * theta.cos();
+            let gap = value(&format!("gap_{corner}"));
+            assert!(
+                (gap - height).abs() < 1e-9,
+                "t = {}: gap_{corner} = {gap}, corner height {height}",
+                value("t")
+            );
+            largest_between_points = largest_between_points.max(gap.abs());
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        largest_between_points > 0.01,
+        "the box falls from above the ground"
+    );
 }
 
 /// Hermite–Simpson on the passive box converges too, now that its interior knots carry a

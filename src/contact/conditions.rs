@@ -85,6 +85,15 @@ impl ContactModel {
         }
     }
 
+    /// The gap of contact point `l` (m): the terrain's signed distance from its sphere's
+    /// surface, the `gap` row of [`ContactSample::evaluate`]. `ws` must hold the forward
+    /// kinematics of the configuration.
+    pub fn gap(&self, ws: &Workspace, l: usize) -> f64 {
+        let site = &self.sites[l];
+        let p = ws.body_pose(site.body).transform_point(&site.offset);
+        self.terrain.distance(&p).value - site.radius
+    }
+
     /// Variables (and rows) per contact point: `2 + D`.
     pub fn per_site(&self) -> usize {
         2 + self.directions

@@ -4,6 +4,7 @@
 
 use super::recorded::{RobotRecord, TargetRecord, targets};
 use super::{OutputError, write_atomic, write_csv};
+use crate::dynamics::{Workspace, forward_kinematics};
 use crate::problem::TrajectoryProblem;
 use crate::transcription::{Outcome, Solution};
 use serde::Serialize;
@@ -207,19 +208,27 @@ impl Report {
 }
 
 /// `t, q_<joint>…, v_<joint>…, u_<joint>…` at the given times, sampled from the solution's
-/// interpolant, then the contact columns (linear between the points) when there is contact and
-/// the stance columns (linear between the points) when there are stances.
-pub fn sampled_rows(sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
+/// interpolant, then the contact columns when there is contact (the forces linear between the
+/// points, the gaps of the sampled configuration) and the stance columns (linear between the
+/// points) when there are stances.
+pub fn sampled_rows(prob: &TrajectoryProblem, sol: &Solution, times: &[f64]) -> Vec<Vec<f64>> {
+    let mut ws = Workspace::new(&prob.model);
+    let mut gaps = Vec::new();
     times
         .iter()
         .map(|&t| {
             let (q, v, u) = sol.sample(t);
+            if let Some(model) = &prob.contact {
+                forward_kinematics(&prob.model, &mut ws, &q);
+                gaps.clear();
+                gaps.extend((0..model.sites.len()).map(|l| model.gap(&ws, l)));
+            }
             let mut row = vec![t];
             row.extend(q);
             row.extend(v);
             row.extend(u);
             if let Some(c) = &sol.contact {
-                row.extend(c.sample(&sol.times, t));
+                row.extend(c.sample(&sol.times, t, &gaps));
             }
             if let Some(s) = &sol.stance {
                 row.extend(s.sample(&sol.times, t));
@@ -295,7 +304,7 @@ pub fn write_solve_report(
     write_csv(
         &traj_path,
         &header(sol),
-        &sampled_rows(sol, &fine_grid(sol, prob.stages)),
+        &sampled_rows(prob, sol, &fine_grid(sol, prob.stages)),
     )?;
     Ok(vec![report_path, knots_path, traj_path])
 }

@@ -8,6 +8,7 @@
 //! humanoid under a 1.5 kN wrench), not the transcription.
 
 use super::Solution;
+use super::contact::COLUMNS;
 use crate::dynamics::{
     HeldFrame, Workspace, forward_kinematics, point_jacobian, simulate_rk4_held,
     simulate_rk4_with_loads,
@@ -65,11 +66,11 @@ impl<'a> ContactLoads<'a> {
 
     fn add(&mut self, t: f64, q: &[f64], tau: &mut [f64]) {
         let Some(c) = &self.sol.contact else { return };
-        let values = c.sample(&self.sol.times, t);
+        let values = c.sample(&self.sol.times, t, &[]);
         forward_kinematics(self.model, &mut self.ws, q);
         // Columns per contact point: fn, f_x, f_y, f_z, gap.
         for (l, (body, offset)) in self.sites.iter().enumerate() {
-            let f = &values[5 * l + 1..5 * l + 4];
+            let f = &values[COLUMNS * l + 1..COLUMNS * l + 4];
             point_jacobian(self.model, &self.ws, *body, offset, &mut self.jac);
             for (j, tj) in tau.iter_mut().enumerate() {
                 *tj += (0..3).map(|d| self.jac[(d, j)] * f[d]).sum::<f64>();

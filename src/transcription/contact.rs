@@ -100,6 +100,10 @@ impl ContactTrajectory {
     }
 }
 
+/// Columns per contact point in [`ContactTrajectory::header`] and [`ContactTrajectory::row`],
+/// the gap last.
+pub(crate) const COLUMNS: usize = 5;
+
 impl ContactTrajectory {
     /// Column names of the contact values of a row: per contact point `P`, `fn_P` (normal
     /// force, N), `f_P_x`, `f_P_y`, `f_P_z` (world force, N) and `gap_P` (m).
@@ -128,8 +132,15 @@ impl ContactTrajectory {
             .collect()
     }
 
-    /// The contact values at time `t`, linear between the points at `times`.
-    pub fn sample(&self, times: &[f64], t: f64) -> Vec<f64> {
-        super::common::sample_rows(times, t, |p| self.row(p))
+    /// The contact values at time `t`: the forces linear between the points at `times` (a
+    /// transcription has forces at its points only), then in place of the linear gaps those
+    /// in `gaps`, the gaps of the configuration sampled at `t` (one per contact point, or none
+    /// to keep the linear ones).
+    pub fn sample(&self, times: &[f64], t: f64, gaps: &[f64]) -> Vec<f64> {
+        let mut values = super::common::sample_rows(times, t, |p| self.row(p));
+        for (l, &gap) in gaps.iter().enumerate() {
+            values[l * COLUMNS + COLUMNS - 1] = gap;
+        }
+        values
     }
 }
