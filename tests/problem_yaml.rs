@@ -177,6 +177,19 @@ fn negative_weights_and_bad_solver_settings() {
     );
     assert_mentions(&msg, &["costs.effort", "non-negative"]);
     let msg = error_of(
+        "velocity.yaml",
+        &GOOD.replace(
+            "costs: {effort: 1}",
+            "costs: {effort: 1, velocity: {joint2: -0.5}}",
+        ),
+    );
+    assert_mentions(&msg, &["costs.velocity", "non-negative"]);
+    let msg = error_of(
+        "velocity_joint.yaml",
+        &GOOD.replace("costs: {effort: 1}", "costs: {velocity: {elbow: 0.5}}"),
+    );
+    assert_mentions(&msg, &["costs.velocity", "elbow"]);
+    let msg = error_of(
         "solver.yaml",
         &format!("{GOOD}solver: {{max_iterations: 0}}\n"),
     );

@@ -65,12 +65,12 @@ fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 
 const PENDULUM2: &str = "name: p2\nrobot: ROBOTS/pendulum2.urdf\nduration: 1.0\nstages: 3\n\
 initial: {q: [0.1, 0.2], v: [0, 0.2]}\nfinal: {q: [3.0, free], v: [0, 0]}\nbounds: {u: [-50, 50], v: [-30, 30]}\n\
-costs: {effort: 1.0, tracking: {weight: 0.5, q: [1, 1]}, terminal: {weight: 2, q: [3, 0]},\n\
+costs: {effort: 1.0, velocity: 0.3, tracking: {weight: 0.5, q: [1, 1]}, terminal: {weight: 2, q: [3, 0]},\n\
   targets: [{frame: tip, position: [0.3, 0, 0.2], weight: 3, time: 0.5}, {frame: tip, position: [0, 0, 0], weight: 0.1, time: path}]}\n\
 constraints:\n  - frame_position: {frame: tip, position: [0.2, 0, 0.1], time: end, axes: [x]}\n  - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n";
 
 const BIPED_FREE_V: &str = "name: b\nrobot: ROBOTS/planar_biped.urdf\nbase: planar\nduration: 0.4\nstages: 2\n\
-initial: {q: {base_z: 0.9}, v: {base_x: 0.3, base_z: [-1, 1]}}\nfinal: {v: {base_x: [0, 1]}}\ncosts: {effort: 0.01, terminal: {weight: 1, v: [0.3, 0, 0, 0, 0, 0, 0, 0, 0]}}\n\
+initial: {q: {base_z: 0.9}, v: {base_x: 0.3, base_z: [-1, 1]}}\nfinal: {v: {base_x: [0, 1]}}\ncosts: {effort: 0.01, velocity: {base_x: 0.2, l_knee: 0.1}, terminal: {weight: 1, v: [0.3, 0, 0, 0, 0, 0, 0, 0, 0]}}\n\
 constraints:\n  - frame_orientation: {frame: torso, rpy: [0, 0.1, 0], time: 0.2}\n";
 
 /// The biped's toes beside a box's rounded edge (in its fillet with the ground): every
@@ -184,6 +184,36 @@ fn jacobians_match_finite_differences() {
         let fd = fd_jacobian(nlp, &x);
         let e = rel(&exact, &fd);
         assert!(e < 1e-6, "{name}: Jacobian relative error {e:e}");
+    }
+}
+
+/// The objective's gradient (every cost of every instance: effort, velocity, tracking,
+/// terminal, frame targets, the contact penalty) against central differences of the
+/// objective.
+#[test]
+fn gradients_match_finite_differences() {
+    let inst = instances();
+    for (name, mut nlp) in nlps(&inst) {
+        let nlp = nlp.as_mut();
+        let x = perturbed(nlp, 2);
+        let n = nlp.num_variables();
+        let mut exact = vec![0.0; n];
+        nlp.gradient(&x, &mut exact).unwrap();
+        let mut xp = x.clone();
+        let fd: Vec<f64> = (0..n)
+            .map(|c| {
+                let h = 1e-6 * x[c].abs().max(1.0);
+                xp[c] = x[c] + h;
+                let fp = nlp.objective(&xp).unwrap();
+                xp[c] = x[c] - h;
+                let fm = nlp.objective(&xp).unwrap();
+                xp[c] = x[c];
+                (fp - fm) / (2.0 * h)
+            })
+            .collect();
+        let (exact, fd) = (DMatrix::from_vec(n, 1, exact), DMatrix::from_vec(n, 1, fd));
+        let e = rel(&exact, &fd);
+        assert!(e < 1e-6, "{name}: gradient relative error {e:e}");
     }
 }
 

@@ -21,6 +21,7 @@
 //!   u: [-50, 50]                    # actuated joints only
 //! costs:
 //!   effort: 1.0                     # ∫ uᵀ W u dt: one weight, a list or a map by joint
+//!   velocity: 0.01                  # ∫ q̇ᵀ W q̇ dt: one weight, a list or a map by joint
 //!   tracking: {weight: 1.0, q: [...]}           # ∫ |q − q_ref|² dt
 //!   terminal: {weight: 100, q: [...], v: [...]} # |q(T) − q_T|² + |v(T) − v_T|²
 //!   targets: [{frame: tool, position: [0.5, 0, 0.6], weight: 100, time: end}]
@@ -182,6 +183,8 @@ pub struct Terminal {
 pub struct Costs {
     /// Weight of `∫ u_c² dt` per actuated joint.
     pub effort: Vec<f64>,
+    /// Weight of `∫ q̇_i² dt` per joint.
+    pub velocity: Vec<f64>,
     /// `∫ w |q − q_ref|² dt`: weight and reference configuration.
     pub tracking: Option<(f64, Vec<f64>)>,
     /// Terminal cost.
@@ -402,6 +405,7 @@ struct BoundsFile {
 #[serde(deny_unknown_fields)]
 struct CostsFile {
     effort: Option<Value>,
+    velocity: Option<Value>,
     tracking: Option<TrackingFile>,
     terminal: Option<TerminalFile>,
     #[serde(default)]
@@ -961,6 +965,21 @@ pub fn load_problem(
             effort[k] = 0.0;
         }
     }
+    let all_joints: Vec<usize> = (0..n).collect();
+    let velocity = match &f.costs.velocity {
+        None => vec![0.0; n],
+        Some(v) if v.as_f64().is_some() => {
+            let w = ctx.nonnegative("costs.velocity", ctx.number("costs.velocity", v)?)?;
+            vec![w; n]
+        }
+        Some(v) => ctx.per_joint(
+            "costs.velocity",
+            v,
+            &all_joints,
+            vec![0.0; n],
+            &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
+        )?,
+    };
     let tracking = match &f.costs.tracking {
         None => None,
         Some(t) => Some((
@@ -1233,6 +1252,7 @@ pub fn load_problem(
         u_bounds,
         costs: Costs {
             effort,
+            velocity,
             tracking,
             terminal,
             targets,

@@ -32,6 +32,7 @@ mod joint_equality;
 mod stance;
 mod terminal;
 mod tracking;
+mod velocity;
 
 use super::common::{FD_STEP, Points};
 use super::contact::ContactTrajectory;
@@ -524,6 +525,7 @@ impl<'a> Terms<'a> {
         let mut terms: Vec<Box<dyn PointTerm>> = Vec::new();
         effort::add(prob, &mut terms);
         tracking::add(prob, &mut terms);
+        velocity::add(prob, &mut terms);
         terminal::add(prob, &mut terms);
         frame_target::add(prob, points, &mut terms);
         frame_position::add(prob, points, &mut terms);
