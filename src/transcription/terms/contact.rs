@@ -21,6 +21,21 @@ struct Contact {
     method: ComplementarityMethod,
     /// The current smoothing `μ` of the Fischer–Burmeister rows (method `Smoothing`).
     smoothing: f64,
+    /// The complementarity pairs of a contact point, `(row, variable)`.
+    pairs: Vec<(usize, usize)>,
+    /// The constant derivatives of a contact point's rows along its variables,
+    /// `(row, variable, value)`.
+    constant: Vec<(usize, usize, f64)>,
+    /// Per row of a contact point: what it depends on (see [`Contact::row_uses`]).
+    uses: Vec<RowUses>,
+}
+
+/// What a row of a point's conditions depends on: `q`, `v`, and its constant derivatives
+/// along the point's own variables, `(variable, value)`.
+struct RowUses {
+    q: bool,
+    v: bool,
+    constant: Vec<(usize, f64)>,
 }
 
 /// Adds the contact term when the problem has terrain.
@@ -36,6 +51,18 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
     let mut joints: Vec<usize> = chains.iter().flatten().copied().collect();
     joints.sort_unstable();
     joints.dedup();
+    let constant = model.variable_derivatives();
+    let uses = (0..model.per_site())
+        .map(|row| RowUses {
+            q: row != CONE,
+            v: row != CONE && row != GAP,
+            constant: constant
+                .iter()
+                .filter(|&&(r, _, _)| r == row)
+                .map(|&(_, v, value)| (v, value))
+                .collect(),
+        })
+        .collect();
     terms.push(Box::new(Contact {
         model: model.clone(),
         chains,
@@ -45,6 +72,9 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
             ComplementarityMethod::Smoothing { start, .. } => start,
             _ => 0.0,
         },
+        pairs: model.pairs(),
+        constant,
+        uses,
     }));
 }
 
@@ -57,21 +87,10 @@ impl Contact {
         matches!(self.method, ComplementarityMethod::Smoothing { .. })
     }
 
-    /// What row `row` of a point's conditions depends on: `q`, `v`, and its constant
-    /// derivatives along the point's own variables.
-    fn row_uses(&self, row: usize) -> (bool, bool, Vec<(usize, f64)>) {
-        let constant = self
-            .model
-            .variable_derivatives()
-            .into_iter()
-            .filter(|&(r, _, _)| r == row)
-            .map(|(_, v, value)| (v, value))
-            .collect();
-        match row {
-            GAP => (true, false, constant),
-            CONE => (false, false, constant),
-            _ => (true, true, constant),
-        }
+    /// What row `row` of a point's conditions depends on: the gap on `q`, the cone on the
+    /// point's own variables alone, the slips on `q` and `v`.
+    fn row_uses(&self, row: usize) -> &RowUses {
+        &self.uses[row]
     }
 
     /// Evaluates the contact conditions at the local values into the scratch.
@@ -169,7 +188,7 @@ impl PointTerm for Contact {
         for (l, chain) in self.chains.iter().enumerate() {
             let r0 = l * k;
             out.extend(chain.iter().map(|&j| (r0 + GAP, ix.q(j))));
-            for &(row, var, _) in &self.model.variable_derivatives() {
+            for &(row, var, _) in &self.constant {
                 out.push((r0 + row, ix.own(l * k + var)));
             }
             for j in 0..self.model.directions {
@@ -181,13 +200,17 @@ impl PointTerm for Contact {
         if self.smoothed() {
             let size = self.size();
             for (l, chain) in self.chains.iter().enumerate() {
-                for (row, var) in self.model.pairs() {
+                for &(row, var) in &self.pairs {
                     let fb = size + l * k + row;
-                    let (uses_q, uses_v, constant) = self.row_uses(row);
-                    if uses_q {
+                    let RowUses {
+                        q: uses_q,
+                        v: uses_v,
+                        constant,
+                    } = self.row_uses(row);
+                    if *uses_q {
                         out.extend(chain.iter().map(|&c| (fb, ix.q(c))));
                     }
-                    if uses_v {
+                    if *uses_v {
                         out.extend(chain.iter().map(|&c| (fb, ix.v(c))));
                     }
                     out.extend(constant.iter().map(|&(v, _)| (fb, ix.own(l * k + v))));
@@ -212,24 +235,24 @@ impl PointTerm for Contact {
         let size = self.size();
         rows[..size].copy_from_slice(&sample.rows);
         let k = self.model.per_site();
-        // Fischer–Burmeister rows and their derivatives along a and b.
-        let mut fb_partials = Vec::new();
+        // Fischer–Burmeister rows `a + b − r`, `r = √(a² + b² + 2μ²)`, and their partial
+        // derivatives `1 − a/r`, `1 − b/r` along a and b.
+        let mu = self.smoothing;
+        let fischer_burmeister = |l: usize, row: usize, var: usize| {
+            let (a, b) = (sample.rows[l * k + row], local.own[l * k + var]);
+            let r = (a * a + b * b + 2.0 * mu * mu).sqrt();
+            let r_safe = r.max(f64::MIN_POSITIVE);
+            (a + b - r, 1.0 - a / r_safe, 1.0 - b / r_safe)
+        };
         if self.smoothed() {
-            let mu = self.smoothing;
             for l in 0..self.model.sites.len() {
-                for (row, var) in self.model.pairs() {
-                    let (a, b) = (sample.rows[l * k + row], local.own[l * k + var]);
-                    let r = (a * a + b * b + 2.0 * mu * mu).sqrt();
-                    rows[size + l * k + row] = a + b - r;
-                    fb_partials.push((
-                        1.0 - a / r.max(f64::MIN_POSITIVE),
-                        1.0 - b / r.max(f64::MIN_POSITIVE),
-                    ));
+                for &(row, var) in &self.pairs {
+                    rows[size + l * k + row] = fischer_burmeister(l, row, var).0;
                 }
             }
         }
         let Some(jv) = jac else { return };
-        let constant = self.model.variable_derivatives();
+        let constant = &self.constant;
         let mut e = 0;
         for (l, chain) in self.chains.iter().enumerate() {
             let r0 = l * k;
@@ -237,7 +260,7 @@ impl PointTerm for Contact {
                 jv[e] = sample.rows_dq[(r0 + GAP, j)];
                 e += 1;
             }
-            for &(_, _, value) in &constant {
+            for &(_, _, value) in constant.iter() {
                 jv[e] = value;
                 e += 1;
             }
@@ -254,26 +277,28 @@ impl PointTerm for Contact {
             }
         }
         if self.smoothed() {
-            let mut pair = 0;
             for (l, chain) in self.chains.iter().enumerate() {
-                for (row, _) in self.model.pairs() {
-                    let (da, db) = fb_partials[pair];
-                    pair += 1;
+                for &(row, var) in &self.pairs {
+                    let (_, da, db) = fischer_burmeister(l, row, var);
                     let r = l * k + row;
-                    let (uses_q, uses_v, constant) = self.row_uses(row);
-                    if uses_q {
+                    let RowUses {
+                        q: uses_q,
+                        v: uses_v,
+                        constant,
+                    } = self.row_uses(row);
+                    if *uses_q {
                         for &c in chain {
                             jv[e] = da * sample.rows_dq[(r, c)];
                             e += 1;
                         }
                     }
-                    if uses_v {
+                    if *uses_v {
                         for &c in chain {
                             jv[e] = da * sample.rows_dv[(r, c)];
                             e += 1;
                         }
                     }
-                    for &(_, value) in &constant {
+                    for &(_, value) in constant.iter() {
                         jv[e] = da * value;
                         e += 1;
                     }
@@ -321,25 +346,25 @@ impl PointTerm for Contact {
         let Some(sample) = scratch.contact.as_ref() else {
             return f_reg;
         };
-        let pairs = self.model.pairs();
-        let constant = self.model.variable_derivatives();
+        let pairs = &self.pairs;
+        let constant = &self.constant;
         let mut f = 0.0;
         for l in 0..self.model.sites.len() {
-            for &(row, var) in &pairs {
+            for &(row, var) in pairs.iter() {
                 f += sample.rows[l * k + row] * local.own[l * k + var];
             }
         }
         if let Some((s, g)) = grad {
             let w = s * weight;
             for (l, chain) in self.chains.iter().enumerate() {
-                for &(row, var) in &pairs {
+                for &(row, var) in pairs.iter() {
                     let (r, z) = (l * k + row, l * k + var);
                     let factor = w * local.own[z];
                     for &j in chain {
                         g[ix.q(j)] += factor * sample.rows_dq[(r, j)];
                         g[ix.v(j)] += factor * sample.rows_dv[(r, j)];
                     }
-                    for &(cr, cv, value) in &constant {
+                    for &(cr, cv, value) in constant.iter() {
                         if cr == row {
                             g[ix.own(l * k + cv)] += factor * value;
                         }
@@ -389,15 +414,15 @@ impl PointTerm for Contact {
             }
         }
         if let ComplementarityMethod::Penalty(_) = self.method {
-            let constant = self.model.variable_derivatives();
+            let constant = &self.constant;
             for (l, chain) in self.chains.iter().enumerate() {
-                for (row, var) in self.model.pairs() {
+                for &(row, var) in &self.pairs {
                     let z = ix.own(l * k + var);
                     for &j in chain {
                         out.push((z, ix.q(j)));
                         out.push((z, ix.v(j)));
                     }
-                    for &(cr, cv, _) in &constant {
+                    for &(cr, cv, _) in constant.iter() {
                         if cr == row {
                             let other = ix.own(l * k + cv);
                             out.push((z.max(other), z.min(other)));
@@ -414,7 +439,7 @@ impl PointTerm for Contact {
         }
         let k = self.model.per_site();
         for l in 0..self.model.sites.len() {
-            for (row, var) in self.model.pairs() {
+            for &(row, var) in &self.pairs {
                 out.push((Side::Row(l * k + row), Side::Own(l * k + var)));
             }
         }
