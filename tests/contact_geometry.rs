@@ -245,7 +245,9 @@ fn contact_conditions_match_finite_differences() {
     for (file, base, height) in robots {
         let model = load_urdf(format!("{dir}/{file}"), base).unwrap();
         let n = model.dof();
-        let contact = ContactModel::new(&model, terrain(), sites(&model));
+        let mut contact = ContactModel::new(&model, terrain(), sites(&model));
+        // A sticking creep, so that its derivative in `b_j` is checked too.
+        contact.creep = 0.3;
         let k = contact.per_site();
         let m = contact.sites.len();
         let mut ws = Workspace::new(&model);

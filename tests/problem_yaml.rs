@@ -363,6 +363,11 @@ fn malformed_terrain_and_contact_input_names_the_field() {
             &["terrain.edge_radius", "-0.01"],
         ),
         (
+            "creep.yaml",
+            "terrain: {friction: 0.5, creep: -0.001}\n",
+            &["terrain.creep", "-0.001"],
+        ),
+        (
             "unknown_terrain_key.yaml",
             "terrain: {friction: 0.5, slope: 0.1}\n",
             &["slope"],

@@ -12,12 +12,19 @@
 //! ```text
 //! gap      φ(p_l(q)) − radius_l       ⟂ c      no force at a distance, no penetration
 //! cone     μ c − Σ_j b_j              ⟂ ψ      inside the friction pyramid; sliding on its edge
-//! slip_j   ψ + d̂_jᵀ J_l(q) v          ⟂ b_j    friction opposes sliding (maximum dissipation)
+//! slip_j   ψ + d̂_jᵀ J_l(q) v + κ b_j  ⟂ b_j    friction opposes sliding (maximum dissipation)
 //! ```
 //!
 //! When the point slides, `ψ` is its tangential speed, the friction force lies on the cone's
 //! boundary and opposes the motion; when it sticks, `ψ = 0`, the tangential velocity vanishes
 //! and the force may be anywhere in the cone.
+//!
+//! The creep `κ ≥ 0` (m/s per unit of friction force, 0 by default) regularizes sticking: a
+//! point whose friction is inside the cone then moves against its friction force at the speed
+//! `κ b_j` (a stiff tangential damper), and beyond `κ μ c` it slides as before. With `κ = 0` a
+//! sticking point has `ψ = 0` and both slips zero, three rows that say `ψ = 0` and `ṗ_t = 0`
+//! in two unknowns (maximum dissipation's failure of LICQ); with `κ > 0` only the slip of the
+//! direction carrying the force vanishes, and it fixes that force.
 
 use super::{ContactFrame, Terrain};
 use crate::dynamics::{Workspace, point_jacobian, point_velocity_derivative};
@@ -50,6 +57,9 @@ pub struct ContactModel {
     pub directions: usize,
     /// Force scale `σ` (N per unit of `c` and `b_j`).
     pub force_scale: f64,
+    /// Creep `κ` of a sticking point (m/s per unit of friction force `b_j`; 0: exact
+    /// sticking).
+    pub creep: f64,
 }
 
 /// Index of `c` in a point's variables.
@@ -82,6 +92,7 @@ impl ContactModel {
             sites,
             directions,
             force_scale,
+            creep: 0.0,
         }
     }
 
@@ -112,12 +123,15 @@ impl ContactModel {
     }
 
     /// `∂row/∂z` of one point: constant (`cone`: μ on `c`, −1 on each `b_j`; `slip_j`: 1 on
-    /// `ψ`), as `(row, variable, value)`.
+    /// `ψ` and, with a creep, `κ` on `b_j`), as `(row, variable, value)`.
     pub fn variable_derivatives(&self) -> Vec<(usize, usize, f64)> {
         let mut out = vec![(CONE, NORMAL, self.terrain.friction)];
         for j in 0..self.directions {
             out.push((CONE, self.friction(j), -1.0));
             out.push((self.friction(j), SLIDING, 1.0));
+            if self.creep != 0.0 {
+                out.push((self.friction(j), self.friction(j), self.creep));
+            }
         }
         out
     }
@@ -210,7 +224,9 @@ impl ContactSample {
             let mut force = frame.normal * zl[NORMAL];
             for j in 0..contact.directions {
                 let (d, _) = frame.direction(j);
-                self.rows[r0 + contact.friction(j)] = zl[SLIDING] + d.dot(&pdot);
+                let b = zl[contact.friction(j)];
+                self.rows[r0 + contact.friction(j)] =
+                    zl[SLIDING] + d.dot(&pdot) + contact.creep * b;
                 force += d * zl[contact.friction(j)];
             }
             self.forces[l] = force * sigma;

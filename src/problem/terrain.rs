@@ -5,6 +5,7 @@
 //!   friction: 0.8                 # Coulomb μ ≥ 0 (required)
 //!   ground: 0.0                   # height of the flat ground (default 0)
 //!   edge_radius: 0.01             # rounding of box and gap edges, m (default 0.01)
+//!   creep: 0.0                    # sticking creep, m/s per weight share of friction (default 0)
 //!   boxes: [{x: [0.3, 0.5], y: [-1, 1], top: 0.16}]   # y optional: across the whole width
 //!   gaps:  [{x: [0.15, 0.23], depth: 0.1}]             # y optional likewise
 //! contacts: [l_heel, l_toe]       # which contact points touch it (default: all of them)
@@ -22,6 +23,8 @@ pub(crate) struct TerrainFile {
     #[serde(default)]
     ground: f64,
     edge_radius: Option<f64>,
+    #[serde(default)]
+    creep: f64,
     #[serde(default)]
     boxes: Vec<BoxFile>,
     #[serde(default)]
@@ -94,6 +97,13 @@ pub(crate) fn contact_model(
         return Err(invalid(
             "terrain.edge_radius",
             format!("must be ≥ 0, got {edge_radius}"),
+        ));
+    }
+    let creep = finite("terrain.creep", t.creep)?;
+    if creep < 0.0 {
+        return Err(invalid(
+            "terrain.creep",
+            format!("must be ≥ 0, got {creep}"),
         ));
     }
     let extent = |field: String, e: [f64; 2]| -> Result<[f64; 2], ProblemError> {
@@ -217,5 +227,7 @@ pub(crate) fn contact_model(
         boxes,
         gaps,
     };
-    Ok(Some(ContactModel::new(model, terrain, sites)))
+    let mut contact = ContactModel::new(model, terrain, sites);
+    contact.creep = creep;
+    Ok(Some(contact))
 }
