@@ -10,7 +10,7 @@
 //! row of both intervals holds to rounding.
 
 use std::path::Path;
-use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
+use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
 use vito::sqp::Nlp;
 use vito::transcription::CollocationNlp;
 
@@ -45,17 +45,22 @@ fn exact_motion(nlp: &CollocationNlp, n: usize, touchdown: f64, arrival: bool, x
     }
 }
 
-#[test]
-fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_jump() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/box_touchdown.yaml");
-    let prob = load_problem(
-        &file,
+/// The problem in `file`, transcribed with Hermite–Simpson.
+fn hermite_simpson(file: &Path) -> TrajectoryProblem {
+    load_problem(
+        file,
         &ProblemOverrides {
             transcription: Some(TranscriptionKind::HermiteSimpson),
             ..ProblemOverrides::default()
         },
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_jump() {
+    let prob =
+        hermite_simpson(&Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/box_touchdown.yaml"));
     let mut nlp = CollocationNlp::new(&prob).unwrap();
     let n = prob.model.dof();
     let points = nlp.points().clone();
@@ -152,14 +157,7 @@ fn a_smoothed_knot_impulse_may_vanish_in_stance() {
         ),
     )
     .unwrap();
-    let prob = load_problem(
-        &file,
-        &ProblemOverrides {
-            transcription: Some(TranscriptionKind::HermiteSimpson),
-            ..ProblemOverrides::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let prob = hermite_simpson(&file);
     let mut nlp = CollocationNlp::new(&prob).unwrap();
     let n = prob.model.dof();
     // One interior knot, one contact point: its jump and impulse are the last variables, its
