@@ -10,7 +10,7 @@
 //! row of both intervals holds to rounding.
 
 use std::path::Path;
-use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
+use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
 use vito::sqp::Nlp;
 use vito::transcription::CollocationNlp;
 
@@ -45,17 +45,22 @@ fn exact_motion(nlp: &CollocationNlp, n: usize, touchdown: f64, arrival: bool, x
     }
 }
 
-#[test]
-fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_jump() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/box_touchdown.yaml");
-    let prob = load_problem(
-        &file,
+/// The problem in `file`, transcribed with Hermite–Simpson.
+fn hermite_simpson(file: &Path) -> TrajectoryProblem {
+    load_problem(
+        file,
         &ProblemOverrides {
             transcription: Some(TranscriptionKind::HermiteSimpson),
             ..ProblemOverrides::default()
         },
     )
-    .unwrap_or_else(|e| panic!("{e}"));
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_jump() {
+    let prob =
+        hermite_simpson(&Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/box_touchdown.yaml"));
     let mut nlp = CollocationNlp::new(&prob).unwrap();
     let n = prob.model.dof();
     let points = nlp.points().clone();
@@ -130,4 +135,66 @@ fn exact_touchdown_violates_the_hermite_simpson_position_rows_by_the_velocity_ju
             }
         }
     }
+}
+
+/// With smoothing, a knot impulse pairs with its knot's gap by `gap·P ≤ μ²`, not by a
+/// Fischer–Burmeister row: that row, with the knot force's `gap·c = μ²` on the same gap, forces
+/// `P = c`, an impulse `h σ c` at every knot in stance (ARCHITECTURE.md, "Contact"). A foot
+/// resting at the smoothed gap of its force admits no impulse (`P = 0`, no jump), and any
+/// impulse up to `μ²/gap`.
+#[test]
+fn a_smoothed_knot_impulse_may_vanish_in_stance() {
+    let dir = std::env::temp_dir().join(format!("vito-hs-impulse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("stand.yaml");
+    let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
+    std::fs::write(
+        &file,
+        format!(
+            "name: stand\nrobot: {robots}/hopper.urdf\nbase: planar\nduration: 0.2\nstages: 2\n\
+             initial: {{q: {{base_z: 0.55, hip: -0.5, knee: 1.0}}}}\nterrain: {{friction: 0.8}}\n\
+             complementarity: {{method: smoothing, start: 0.01}}\ncosts: {{effort: 0.01}}\n"
+        ),
+    )
+    .unwrap();
+    let prob = hermite_simpson(&file);
+    let mut nlp = CollocationNlp::new(&prob).unwrap();
+    let n = prob.model.dof();
+    // One interior knot, one contact point: its jump and impulse are the last variables, its
+    // jump rows and product row the last rows.
+    let (vars, m) = (nlp.num_variables(), nlp.num_constraints());
+    let (jump, impulse) = (vars - n - 1, vars - 1);
+    let product = m - 1;
+    let mut x = vec![0.0; vars];
+    nlp.initial_point(&mut x);
+    let (mut lower, mut upper) = (vec![0.0; m], vec![0.0; m]);
+    let mu: f64 = 0.01;
+    nlp.constraint_bounds(&mut lower, &mut upper);
+    assert_eq!(
+        (lower[product], upper[product]),
+        (f64::NEG_INFINITY, mu * mu)
+    );
+    let (mut xl, mut xu) = (vec![0.0; vars], vec![0.0; vars]);
+    nlp.variable_bounds(&mut xl, &mut xu);
+    assert_eq!((xl[impulse], xu[impulse]), (0.0, f64::INFINITY));
+
+    x[jump..jump + n].fill(0.0);
+    x[impulse] = 0.0;
+    let mut rows = vec![0.0; m];
+    nlp.constraints(&x, &mut rows).unwrap();
+    for (r, row) in rows[m - n - 1..].iter().enumerate() {
+        assert!(row.abs() < 1e-12, "row {r} of the knot: {row}");
+    }
+    // The knot's gap from the product with a unit impulse; `P = c = μ²/gap` is on the bound.
+    x[impulse] = 1.0;
+    nlp.constraints(&x, &mut rows).unwrap();
+    let gap = rows[product];
+    assert!(gap > 0.0, "the foot starts above the ground: {gap}");
+    x[impulse] = mu * mu / gap;
+    nlp.constraints(&x, &mut rows).unwrap();
+    assert!((rows[product] - mu * mu).abs() < 1e-15, "{}", rows[product]);
+    // The bound follows the smoothing level.
+    nlp.set_smoothing(1e-3);
+    nlp.constraint_bounds(&mut lower, &mut upper);
+    assert!((upper[product] - 1e-6).abs() < 1e-18, "{}", upper[product]);
 }

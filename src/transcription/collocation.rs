@@ -613,6 +613,7 @@ impl Nlp for CollocationNlp<'_> {
         lower.fill(0.0);
         upper.fill(0.0);
         self.terms.row_bounds(lower, upper);
+        self.impulse.row_bounds(lower, upper);
     }
 
     fn initial_point(&self, x: &mut [f64]) {

@@ -16,12 +16,16 @@
 //! `v_k` is the velocity after the knot (the one its inverse dynamics, its contact rows and the
 //! next interval use) and `v_k − Δv_k` the one before it (the previous interval's defects,
 //! [`KnotImpulse::defect_coefficients`]). The impulse is normal (frictionless) and pairs with the
-//! gap of its knot, as the knot's force does: by relaxation (the contact term's gap row) or by
-//! its own Fischer–Burmeister row with smoothing; with the penalty method there are no jumps.
+//! gap of its knot, as the knot's force does: by relaxation the contact term's gap row is
+//! paired with it; with smoothing its own row `gap_l(q_k) P_l ≤ μ²` (`P_l ≥ 0`) relaxes the pair
+//! at the smoothing level `μ`. A Fischer–Burmeister row there would force `P_l = c_l` (both
+//! `gap·c = μ²` and `gap·P = μ²` on the same gap), an impulse `h σ c_l` at every knot in stance.
+//! With the penalty method there are no jumps.
 //!
-//! Derivatives: exact first derivatives ([`KnotImpulse::jacobian`]); the Hessian of `λᵀr` is
-//! central differences over `q` of the jump rows' exact gradient and of the gaps' gradients,
-//! with the Fischer–Burmeister rows' exact second derivatives in `(gap, P)`.
+//! Derivatives: exact first derivatives ([`Buffers::jacobian`]); the Hessian of `λᵀr` is central
+//! differences over `q` of the jump rows' exact gradient and of the gaps' gradients, with the
+//! product rows' second derivatives in `(gap, P)` exactly. Every knot has its own buffers and
+//! the knots are evaluated in parallel.
 
 use super::common::{FD_STEP, lower_triangle, write_lower_triangle};
 use crate::collocation::{HermiteSimpsonLayout, Var};
@@ -33,12 +37,268 @@ use crate::dynamics::{
 use crate::model::Model;
 use crate::problem::{ComplementarityMethod, TrajectoryProblem};
 use crate::sqp::{Complementarity, ComplementarityTerm};
-use nalgebra::{DMatrix, DVector};
-use std::ops::AddAssign;
+use nalgebra::DMatrix;
+use rayon::prelude::*;
 
 /// Starting normal impulse (units of `h σ`): every pair starts positive (research notes §3,
 /// pitfall 4).
 const START_IMPULSE: f64 = 0.01;
+
+/// What every knot's rows share: the sizes, the contact model and the smoothing.
+struct Shape<'a> {
+    contact: &'a ContactModel,
+    n: usize,
+    h: f64,
+    smoothed: bool,
+}
+
+impl Shape<'_> {
+    fn sites(&self) -> usize {
+        self.contact.sites.len()
+    }
+
+    fn rows(&self) -> usize {
+        self.n + if self.smoothed { self.sites() } else { 0 }
+    }
+
+    /// Variables of a knot's rows: `q_k`, `Δv_k`, `P_k`.
+    fn columns(&self) -> usize {
+        2 * self.n + self.sites()
+    }
+}
+
+/// One knot's values and the buffers of its evaluation, allocated once.
+struct Buffers {
+    ws: Workspace,
+    der: InverseDynamicsDerivatives,
+    sample: ContactSample,
+    /// The knot's configuration, jump and impulses.
+    q: Vec<f64>,
+    dv: Vec<f64>,
+    p: Vec<f64>,
+    zeros: Vec<f64>,
+    /// The contact variables with the impulses as normal forces.
+    z: Vec<f64>,
+    mass: DMatrix<f64>,
+    stiffness: DMatrix<f64>,
+    /// The rows, the gaps and their gradient (sites × n).
+    rows: Vec<f64>,
+    gaps: Vec<f64>,
+    gap_grad: DMatrix<f64>,
+    /// The Jacobian over the knot's variables (rows × columns).
+    jac: DMatrix<f64>,
+    /// The Hessian block over the knot's variables, the gaps' Hessians, the jump rows'
+    /// multipliers (the product rows' zeroed) and the gradient on either side of a difference.
+    block: DMatrix<f64>,
+    curvature: Vec<DMatrix<f64>>,
+    jump: Vec<f64>,
+    grad_plus: Vec<f64>,
+    grad_minus: Vec<f64>,
+    gap_grad_plus: DMatrix<f64>,
+}
+
+impl Buffers {
+    fn new(model: &Model, shape: &Shape) -> Self {
+        let (n, s) = (shape.n, shape.sites());
+        let (rows, cols) = (shape.rows(), shape.columns());
+        Self {
+            ws: Workspace::new(model),
+            der: InverseDynamicsDerivatives::new(model),
+            sample: ContactSample::new(model, shape.contact),
+            q: vec![0.0; n],
+            dv: vec![0.0; n],
+            p: vec![0.0; s],
+            zeros: vec![0.0; n],
+            z: vec![0.0; s * shape.contact.per_site()],
+            mass: DMatrix::zeros(n, n),
+            stiffness: DMatrix::zeros(n, n),
+            rows: vec![0.0; rows],
+            gaps: vec![0.0; s],
+            gap_grad: DMatrix::zeros(s, n),
+            jac: DMatrix::zeros(rows, cols),
+            block: DMatrix::zeros(cols, cols),
+            curvature: vec![DMatrix::zeros(n, n); s],
+            jump: vec![0.0; rows],
+            grad_plus: vec![0.0; cols],
+            grad_minus: vec![0.0; cols],
+            gap_grad_plus: DMatrix::zeros(s, n),
+        }
+    }
+
+    /// Reads the knot's values from `x` (`vars` as [`KnotImpulse::vars`]).
+    fn load(&mut self, x: &[f64], q: usize, own: usize, n: usize) {
+        self.q.copy_from_slice(&x[q..q + n]);
+        self.dv.copy_from_slice(&x[own..own + n]);
+        let s = self.p.len();
+        self.p.copy_from_slice(&x[own + n..own + n + s]);
+    }
+
+    /// The rows into `self.rows` (the jump rows, and with smoothing the products `gap·P`), the
+    /// gaps and their gradient; `derivatives` also keeps the contact sample's derivatives.
+    fn residual(&mut self, model: &Model, shape: &Shape, derivatives: bool) {
+        let (n, contact) = (shape.n, shape.contact);
+        mass_matrix(model, &mut self.ws, &self.q, &mut self.mass);
+        forward_kinematics(model, &mut self.ws, &self.q);
+        let per = contact.per_site();
+        self.z.fill(0.0);
+        for (l, &p) in self.p.iter().enumerate() {
+            self.z[l * per + NORMAL] = p;
+        }
+        let sample = &mut self.sample;
+        sample.evaluate(model, contact, &self.ws, &self.zeros, &self.z, derivatives);
+        for i in 0..n {
+            self.rows[i] = (0..n).map(|c| self.mass[(i, c)] * self.dv[c]).sum::<f64>();
+        }
+        for (l, f) in sample.forces.iter().enumerate() {
+            let jac = &sample.jacobians[l];
+            for i in 0..n {
+                self.rows[i] -= shape.h * (0..3).map(|d| jac[(d, i)] * f[d]).sum::<f64>();
+            }
+        }
+        for l in 0..shape.sites() {
+            self.gaps[l] = sample.rows[l * per + GAP];
+            if derivatives {
+                for c in 0..n {
+                    self.gap_grad[(l, c)] = sample.rows_dq[(l * per + GAP, c)];
+                }
+            }
+            if shape.smoothed {
+                self.rows[n + l] = self.gaps[l] * self.p[l];
+            }
+        }
+    }
+
+    /// The Jacobian of the rows over the knot's variables into `self.jac`: over `q`
+    /// `∂τ/∂q(q, 0, Δv) − ∂τ/∂q(q, 0, 0)` (the inverse dynamics at zero velocity are
+    /// `M(q) a + g(q)`) minus `h Σ_l (∂(J_lᵀ f)/∂q|_f + J_lᵀ ∂f_l/∂q)`, over `Δv` `M(q)`, over
+    /// `P_l` `−h J_lᵀ σ n̂_l`; the product rows `P_l ∇gap_l` over `q` and `gap_l` over `P_l`.
+    fn jacobian(&mut self, model: &Model, shape: &Shape) {
+        let n = shape.n;
+        inverse_dynamics_derivatives(
+            model,
+            &mut self.ws,
+            &self.q,
+            &self.zeros,
+            &self.zeros,
+            &mut self.der,
+        );
+        self.jac.fill(0.0);
+        for i in 0..n {
+            for c in 0..n {
+                self.jac[(i, c)] = -self.der.dtau_dq[(i, c)];
+            }
+        }
+        inverse_dynamics_derivatives(
+            model,
+            &mut self.ws,
+            &self.q,
+            &self.zeros,
+            &self.dv,
+            &mut self.der,
+        );
+        for i in 0..n {
+            for c in 0..n {
+                self.jac[(i, c)] += self.der.dtau_dq[(i, c)];
+                self.jac[(i, n + c)] = self.der.dtau_da[(i, c)];
+            }
+        }
+        self.residual(model, shape, true);
+        let sample = &self.sample;
+        for (l, site) in shape.contact.sites.iter().enumerate() {
+            point_force_derivative(
+                model,
+                &self.ws,
+                site.body,
+                &site.offset,
+                &sample.forces[l],
+                &mut self.stiffness,
+            );
+            self.stiffness
+                .gemm_tr(1.0, &sample.jacobians[l], &sample.forces_dq[l], 1.0);
+            for i in 0..n {
+                for c in 0..n {
+                    self.jac[(i, c)] -= shape.h * self.stiffness[(i, c)];
+                }
+            }
+            let normal = sample.forces_dz[l].column(NORMAL);
+            for i in 0..n {
+                self.jac[(i, 2 * n + l)] = -shape.h
+                    * (0..3)
+                        .map(|d| sample.jacobians[l][(d, i)] * normal[d])
+                        .sum::<f64>();
+            }
+            if shape.smoothed {
+                for c in 0..n {
+                    self.jac[(n + l, c)] = self.p[l] * self.gap_grad[(l, c)];
+                }
+                self.jac[(n + l, 2 * n + l)] = self.gaps[l];
+            }
+        }
+    }
+
+    /// `Jᵀ jump` into `out`.
+    fn jump_gradient(&self, out: &mut [f64]) {
+        for (c, o) in out.iter_mut().enumerate() {
+            *o = (0..self.jump.len())
+                .map(|r| self.jac[(r, c)] * self.jump[r])
+                .sum();
+        }
+    }
+
+    /// The Hessian block of `λᵀr` over the knot's variables into `self.block`.
+    fn hessian(&mut self, model: &Model, shape: &Shape, lambda: &[f64]) {
+        let (n, m) = (shape.n, shape.columns());
+        // The jump rows by differences of their exact gradient; the product rows below.
+        self.jump.copy_from_slice(lambda);
+        self.jump[n..].fill(0.0);
+        self.block.fill(0.0);
+        for c in 0..n {
+            let q0 = self.q[c];
+            let step = FD_STEP * q0.abs().max(1.0);
+            self.q[c] = q0 + step;
+            self.jacobian(model, shape);
+            let mut plus = std::mem::take(&mut self.grad_plus);
+            self.jump_gradient(&mut plus);
+            self.grad_plus = plus;
+            self.gap_grad_plus.copy_from(&self.gap_grad);
+            self.q[c] = q0 - step;
+            self.jacobian(model, shape);
+            let mut minus = std::mem::take(&mut self.grad_minus);
+            self.jump_gradient(&mut minus);
+            self.grad_minus = minus;
+            self.q[c] = q0;
+            for r in 0..m {
+                self.block[(r, c)] = (self.grad_plus[r] - self.grad_minus[r]) / (2.0 * step);
+            }
+            for (site, hess) in self.curvature.iter_mut().enumerate() {
+                for d in 0..n {
+                    hess[(d, c)] =
+                        (self.gap_grad_plus[(site, d)] - self.gap_grad[(site, d)]) / (2.0 * step);
+                }
+            }
+        }
+        // The q-columns hold the (Δv, P) × q blocks too; mirror them.
+        for c in 0..n {
+            for r in n..m {
+                self.block[(c, r)] = self.block[(r, c)];
+            }
+        }
+        if shape.smoothed {
+            self.residual(model, shape, true);
+            for site in 0..shape.sites() {
+                let w = lambda[n + site];
+                let pv = 2 * n + site;
+                for c in 0..n {
+                    for d in 0..n {
+                        self.block[(c, d)] += w * self.p[site] * self.curvature[site][(c, d)];
+                    }
+                    self.block[(pv, c)] += w * self.gap_grad[(site, c)];
+                    self.block[(c, pv)] += w * self.gap_grad[(site, c)];
+                }
+            }
+        }
+    }
+}
 
 /// The velocity jumps and impulses of a problem's interior knots.
 pub(crate) struct KnotImpulse {
@@ -52,16 +312,8 @@ pub(crate) struct KnotImpulse {
     /// First variable and first row of the jumps.
     first_var: usize,
     first_row: usize,
-    ws: Workspace,
-    der: InverseDynamicsDerivatives,
-    sample: Option<ContactSample>,
-}
-
-/// One knot's values: the configuration, the jump and the impulses.
-struct KnotValues {
-    q: Vec<f64>,
-    dv: Vec<f64>,
-    p: Vec<f64>,
+    /// One per interior knot.
+    buffers: Vec<Buffers>,
 }
 
 impl KnotImpulse {
@@ -82,24 +334,34 @@ impl KnotImpulse {
             ComplementarityMethod::Smoothing { start, .. } => (true, start),
             _ => (false, 0.0),
         };
-        let sample = contact.as_ref().map(|c| ContactSample::new(&prob.model, c));
-        Self {
-            knots: if contact.is_some() {
-                intervals.saturating_sub(1)
-            } else {
-                0
-            },
+        let knots = if contact.is_some() {
+            intervals.saturating_sub(1)
+        } else {
+            0
+        };
+        let mut out = Self {
             contact,
             n: prob.model.dof(),
             h,
+            knots,
             smoothed,
             smoothing,
             first_var,
             first_row,
-            ws: Workspace::new(&prob.model),
-            der: InverseDynamicsDerivatives::new(&prob.model),
-            sample,
+            buffers: Vec::new(),
+        };
+        if let Some(contact) = &out.contact {
+            let shape = Shape {
+                contact,
+                n: out.n,
+                h,
+                smoothed,
+            };
+            out.buffers = (0..knots)
+                .map(|_| Buffers::new(&prob.model, &shape))
+                .collect();
         }
+        out
     }
 
     fn sites(&self) -> usize {
@@ -122,7 +384,7 @@ impl KnotImpulse {
         self.knots * self.rows_per_knot()
     }
 
-    /// Sets the smoothing `μ` of the Fischer–Burmeister rows.
+    /// Sets the smoothing `μ` of the product rows' bound `μ²`.
     pub(crate) fn set_smoothing(&mut self, mu: f64) {
         self.smoothing = mu;
     }
@@ -148,27 +410,28 @@ impl KnotImpulse {
             .collect()
     }
 
-    fn values(&self, j: usize, l: &HermiteSimpsonLayout, x: &[f64]) -> KnotValues {
-        let vars = self.vars(j, l);
-        let pick = |r: std::ops::Range<usize>| vars[r].iter().map(|&i| x[i]).collect();
-        KnotValues {
-            q: pick(0..self.n),
-            dv: pick(self.n..2 * self.n),
-            p: pick(2 * self.n..vars.len()),
-        }
-    }
-
-    /// Bounds: jumps free, impulses nonnegative (free with smoothing, whose rows imply it).
+    /// Bounds: jumps free, impulses nonnegative.
     pub(crate) fn variable_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
         for j in 0..self.knots {
             for l in 0..self.sites() {
                 let v = self.impulse_var(j, l);
-                lower[v] = if self.smoothed {
-                    f64::NEG_INFINITY
-                } else {
-                    0.0
-                };
+                lower[v] = 0.0;
                 upper[v] = f64::INFINITY;
+            }
+        }
+    }
+
+    /// Row bounds: the jumps are equalities; with smoothing the products `gap·P ≤ μ²`.
+    pub(crate) fn row_bounds(&self, lower: &mut [f64], upper: &mut [f64]) {
+        if !self.smoothed {
+            return;
+        }
+        let rows = self.rows_per_knot();
+        for j in 0..self.knots {
+            for l in 0..self.sites() {
+                let r = self.first_row + j * rows + self.n + l;
+                lower[r] = f64::NEG_INFINITY;
+                upper[r] = self.smoothing * self.smoothing;
             }
         }
     }
@@ -185,109 +448,34 @@ impl KnotImpulse {
         }
     }
 
-    /// The jump rows of one knot (`n`) and, with smoothing, its Fischer–Burmeister rows, with
-    /// the gaps and their gradient.
-    fn residual(
+    /// Runs `f` on every knot in parallel with its buffers loaded from `x` and its `len`
+    /// entries of `out`.
+    fn each_knot(
         &mut self,
-        model: &Model,
-        k: &KnotValues,
+        l: &HermiteSimpsonLayout,
+        x: &[f64],
         out: &mut [f64],
-    ) -> (Vec<f64>, DMatrix<f64>) {
-        let n = self.n;
-        let contact = self.contact.as_ref().expect("jumps only with contact");
-        let sample = self.sample.as_mut().expect("jumps only with contact");
-        let mut m = DMatrix::zeros(n, n);
-        mass_matrix(model, &mut self.ws, &k.q, &mut m);
-        forward_kinematics(model, &mut self.ws, &k.q);
-        let per = contact.per_site();
-        let mut z = vec![0.0; contact.sites.len() * per];
-        for (l, &p) in k.p.iter().enumerate() {
-            z[l * per + NORMAL] = p;
-        }
-        sample.evaluate(model, contact, &self.ws, &vec![0.0; n], &z, true);
-        let momentum = &m * DVector::from_column_slice(&k.dv);
-        out[..n].copy_from_slice(momentum.as_slice());
-        for (l, f) in sample.forces.iter().enumerate() {
-            let jac = &sample.jacobians[l];
-            for i in 0..n {
-                out[i] -= self.h * (0..3).map(|d| jac[(d, i)] * f[d]).sum::<f64>();
-            }
-        }
-        let sites = contact.sites.len();
-        let gaps: Vec<f64> = (0..sites).map(|l| sample.rows[l * per + GAP]).collect();
-        let mut grad = DMatrix::zeros(sites, n);
-        for l in 0..sites {
-            for c in 0..n {
-                grad[(l, c)] = sample.rows_dq[(l * per + GAP, c)];
-            }
-        }
-        if self.smoothed {
-            for l in 0..sites {
-                let (a, b) = (gaps[l], k.p[l]);
-                out[n + l] = a + b - (a * a + b * b + 2.0 * self.smoothing.powi(2)).sqrt();
-            }
-        }
-        (gaps, grad)
-    }
-
-    /// The Jacobian of knot `j`'s rows over its variables ([`Self::vars`]), rows × (2n + s):
-    /// over `q` `∂τ/∂q(q, 0, Δv) − ∂τ/∂q(q, 0, 0)` (the inverse dynamics at zero velocity are
-    /// `M(q) a + g(q)`) minus `h Σ_l (∂(J_lᵀ f)/∂q|_f + J_lᵀ ∂f_l/∂q)`, over `Δv` `M(q)`, over
-    /// `P_l` `−h J_lᵀ σ n̂_l`.
-    fn jacobian(&mut self, model: &Model, k: &KnotValues) -> DMatrix<f64> {
-        let (n, s) = (self.n, self.sites());
-        let rows = self.rows_per_knot();
-        let mut jac = DMatrix::zeros(rows, 2 * n + s);
-        let zeros = vec![0.0; n];
-        inverse_dynamics_derivatives(model, &mut self.ws, &k.q, &zeros, &zeros, &mut self.der);
-        jac.view_mut((0, 0), (n, n))
-            .copy_from(&(-&self.der.dtau_dq));
-        inverse_dynamics_derivatives(model, &mut self.ws, &k.q, &zeros, &k.dv, &mut self.der);
-        jac.view_mut((0, 0), (n, n)).add_assign(&self.der.dtau_dq);
-        jac.view_mut((0, n), (n, n)).copy_from(&self.der.dtau_da);
-        let mut r = vec![0.0; rows];
-        let (gaps, grad) = self.residual(model, k, &mut r);
-        let contact = self.contact.as_ref().expect("jumps only with contact");
-        let sample = self.sample.as_ref().expect("jumps only with contact");
-        let mut stiffness = DMatrix::zeros(n, n);
-        for (l, site) in contact.sites.iter().enumerate() {
-            point_force_derivative(
-                model,
-                &self.ws,
-                site.body,
-                &site.offset,
-                &sample.forces[l],
-                &mut stiffness,
-            );
-            stiffness.gemm_tr(1.0, &sample.jacobians[l], &sample.forces_dq[l], 1.0);
-            jac.view_mut((0, 0), (n, n))
-                .add_assign(&(-self.h * &stiffness));
-            let normal = sample.forces_dz[l].column(NORMAL);
-            for i in 0..n {
-                jac[(i, 2 * n + l)] = -self.h
-                    * (0..3)
-                        .map(|d| sample.jacobians[l][(d, i)] * normal[d])
-                        .sum::<f64>();
-            }
-        }
-        if self.smoothed {
-            for l in 0..s {
-                let (da, db) = self.fb_partials(gaps[l], k.p[l]);
-                for c in 0..n {
-                    jac[(n + l, c)] = da * grad[(l, c)];
-                }
-                jac[(n + l, 2 * n + l)] = db;
-            }
-        }
-        jac
-    }
-
-    /// `∂FB/∂a`, `∂FB/∂b` of `FB(a, b) = a + b − √(a² + b² + 2μ²)`.
-    fn fb_partials(&self, a: f64, b: f64) -> (f64, f64) {
-        let r = (a * a + b * b + 2.0 * self.smoothing.powi(2))
-            .sqrt()
-            .max(f64::MIN_POSITIVE);
-        (1.0 - a / r, 1.0 - b / r)
+        len: usize,
+        f: impl Fn(&Shape, &mut Buffers, usize, &mut [f64]) + Sync,
+    ) {
+        let (n, first_var, per) = (self.n, self.first_var, self.vars_per_knot());
+        let Some(contact) = self.contact.as_ref() else {
+            return;
+        };
+        let shape = Shape {
+            contact,
+            n,
+            h: self.h,
+            smoothed: self.smoothed,
+        };
+        self.buffers
+            .par_iter_mut()
+            .zip(out[..self.knots * len].par_chunks_mut(len))
+            .enumerate()
+            .for_each(|(j, (b, chunk))| {
+                b.load(x, l.start(Self::point(j), Var::Q), first_var + j * per, n);
+                f(&shape, b, j, chunk);
+            });
     }
 
     /// The rows' values into `out` ([`Self::num_rows`] entries).
@@ -299,10 +487,10 @@ impl KnotImpulse {
         out: &mut [f64],
     ) {
         let rows = self.rows_per_knot();
-        for j in 0..self.knots {
-            let k = self.values(j, l, x);
-            self.residual(model, &k, &mut out[j * rows..(j + 1) * rows]);
-        }
+        self.each_knot(l, x, out, rows, |shape, b, _, chunk| {
+            b.residual(model, shape, false);
+            chunk.copy_from_slice(&b.rows);
+        });
     }
 
     /// Jacobian triplets: each knot's rows against its variables, row by row.
@@ -333,17 +521,16 @@ impl KnotImpulse {
         x: &[f64],
         out: &mut [f64],
     ) {
-        let mut idx = 0;
-        for j in 0..self.knots {
-            let k = self.values(j, l, x);
-            let jac = self.jacobian(model, &k);
-            for r in 0..jac.nrows() {
-                for c in 0..jac.ncols() {
-                    out[idx] = jac[(r, c)];
-                    idx += 1;
+        let len = self.rows_per_knot() * (2 * self.n + self.sites());
+        self.each_knot(l, x, out, len, |shape, b, _, chunk| {
+            b.jacobian(model, shape);
+            let cols = b.jac.ncols();
+            for r in 0..b.jac.nrows() {
+                for c in 0..cols {
+                    chunk[r * cols + c] = b.jac[(r, c)];
                 }
             }
-        }
+        });
     }
 
     /// Hessian triplets (lower triangle): each knot's variables against each other.
@@ -362,9 +549,8 @@ impl KnotImpulse {
     }
 
     /// Hessian values of `λᵀr` in the order of [`Self::hessian_structure`]; `lambda` holds the
-    /// rows' multipliers. Central differences over `q` of the gradient `Jᵀλ`
-    /// ([`Self::jacobian`]), and the Fischer–Burmeister rows' second derivatives in `(gap, P)`
-    /// exactly.
+    /// rows' multipliers. Central differences over `q` of the jump rows' gradient `Jᵀλ`
+    /// ([`Buffers::jacobian`]), and the product rows' second derivatives exactly.
     pub(crate) fn hessian_values(
         &mut self,
         model: &Model,
@@ -373,69 +559,12 @@ impl KnotImpulse {
         lambda: &[f64],
         out: &mut [f64],
     ) {
-        let (n, s) = (self.n, self.sites());
-        let m = 2 * n + s;
+        let m = 2 * self.n + self.sites();
         let rows = self.rows_per_knot();
-        let len = m * (m + 1) / 2;
-        for j in 0..self.knots {
-            let lam = DVector::from_column_slice(&lambda[j * rows..(j + 1) * rows]);
-            // The jump rows by differences; the Fischer–Burmeister rows below, exactly.
-            let mut jump = lam.clone();
-            jump.rows_mut(n, rows - n).fill(0.0);
-            let mut k = self.values(j, l, x);
-            let mut block = DMatrix::zeros(m, m);
-            let mut curvature = vec![DMatrix::zeros(n, n); s];
-            let mut r = vec![0.0; rows];
-            for c in 0..n {
-                let q0 = k.q[c];
-                let step = FD_STEP * q0.abs().max(1.0);
-                k.q[c] = q0 + step;
-                let plus = self.jacobian(model, &k).transpose() * &jump;
-                let (_, grad_plus) = self.residual(model, &k, &mut r);
-                k.q[c] = q0 - step;
-                let minus = self.jacobian(model, &k).transpose() * &jump;
-                let (_, grad_minus) = self.residual(model, &k, &mut r);
-                k.q[c] = q0;
-                block
-                    .column_mut(c)
-                    .copy_from(&((plus - minus) / (2.0 * step)));
-                for (site, hess) in curvature.iter_mut().enumerate() {
-                    for d in 0..n {
-                        hess[(d, c)] =
-                            (grad_plus[(site, d)] - grad_minus[(site, d)]) / (2.0 * step);
-                    }
-                }
-            }
-            // The q-columns hold the (Δv, P) × q blocks too; mirror them.
-            for c in 0..n {
-                for r in n..m {
-                    block[(c, r)] = block[(r, c)];
-                }
-            }
-            if self.smoothed {
-                let (gaps, grad) = self.residual(model, &k, &mut r);
-                let mu2 = 2.0 * self.smoothing.powi(2);
-                for (site, hess) in curvature.iter().enumerate() {
-                    let (a, b) = (gaps[site], k.p[site]);
-                    let rr = (a * a + b * b + mu2).sqrt().max(f64::MIN_POSITIVE);
-                    let r3 = rr * rr * rr;
-                    let (faa, fab, fbb) = (-(b * b + mu2) / r3, a * b / r3, -(a * a + mu2) / r3);
-                    let (da, _) = self.fb_partials(a, b);
-                    let w = lam[n + site];
-                    let pv = 2 * n + site;
-                    for c in 0..n {
-                        for d in 0..n {
-                            block[(c, d)] +=
-                                w * (faa * grad[(site, c)] * grad[(site, d)] + da * hess[(c, d)]);
-                        }
-                        block[(pv, c)] += w * fab * grad[(site, c)];
-                        block[(c, pv)] += w * fab * grad[(site, c)];
-                    }
-                    block[(pv, pv)] += w * fbb;
-                }
-            }
-            write_lower_triangle(&block, &mut out[j * len..(j + 1) * len]);
-        }
+        self.each_knot(l, x, out, m * (m + 1) / 2, |shape, b, j, chunk| {
+            b.hessian(model, shape, &lambda[j * rows..(j + 1) * rows]);
+            write_lower_triangle(&b.block, chunk);
+        });
     }
 
     /// Each impulse paired with its knot's gap, by relaxation: the gap row of the contact term
