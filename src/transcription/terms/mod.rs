@@ -23,7 +23,7 @@
 //! Adding a kind of cost or constraint is one new file here and one line in [`Terms::new`].
 
 mod contact;
-mod effort;
+mod diagonal_quadratic;
 mod frame_bounds;
 mod frame_orientation;
 mod frame_position;
@@ -32,7 +32,6 @@ mod joint_equality;
 mod stance;
 mod terminal;
 mod tracking;
-mod velocity;
 
 use super::common::{FD_STEP, Points};
 use super::contact::ContactTrajectory;
@@ -523,9 +522,8 @@ impl<'a> Terms<'a> {
         first_row: usize,
     ) -> Self {
         let mut terms: Vec<Box<dyn PointTerm>> = Vec::new();
-        effort::add(prob, &mut terms);
+        diagonal_quadratic::add(prob, &mut terms);
         tracking::add(prob, &mut terms);
-        velocity::add(prob, &mut terms);
         terminal::add(prob, &mut terms);
         frame_target::add(prob, points, &mut terms);
         frame_position::add(prob, points, &mut terms);
