@@ -26,7 +26,7 @@
 //! in two unknowns (maximum dissipation's failure of LICQ); with `κ > 0` only the slip of the
 //! direction carrying the force vanishes, and it fixes that force.
 
-use super::{ContactFrame, Terrain};
+use super::{ContactFrame, Distance, Terrain};
 use crate::dynamics::{Workspace, point_jacobian, point_velocity_derivative};
 use crate::model::Model;
 use crate::spatial::Vec3;
@@ -96,13 +96,20 @@ impl ContactModel {
         }
     }
 
+    /// The world position of contact point `l`'s sphere centre and the terrain's distance
+    /// from it (with its derivatives); `ws` must hold the forward kinematics of the
+    /// configuration.
+    fn locate(&self, ws: &Workspace, l: usize) -> (Vec3, Distance) {
+        let site = &self.sites[l];
+        let p = ws.body_pose(site.body).transform_point(&site.offset);
+        (p, self.terrain.distance(&p))
+    }
+
     /// The gap of contact point `l` (m): the terrain's signed distance from its sphere's
     /// surface, the `gap` row of [`ContactSample::evaluate`]. `ws` must hold the forward
     /// kinematics of the configuration.
     pub fn gap(&self, ws: &Workspace, l: usize) -> f64 {
-        let site = &self.sites[l];
-        let p = ws.body_pose(site.body).transform_point(&site.offset);
-        self.terrain.distance(&p).value - site.radius
+        self.locate(ws, l).1.value - self.sites[l].radius
     }
 
     /// Variables (and rows) per contact point: `2 + D`.
@@ -210,8 +217,7 @@ impl ContactSample {
         for (l, site) in contact.sites.iter().enumerate() {
             let zl = &z[l * k..(l + 1) * k];
             let r0 = l * k;
-            let p = ws.body_pose(site.body).transform_point(&site.offset);
-            let dist = contact.terrain.distance(&p);
+            let (p, dist) = contact.locate(ws, l);
             let frame = ContactFrame::new(&dist);
             point_jacobian(model, ws, site.body, &site.offset, &mut self.jacobians[l]);
             let jac = &self.jacobians[l];
