@@ -170,6 +170,36 @@ fn a_constraint_needs_exactly_one_kind() {
 }
 
 #[test]
+fn tracking_weights_are_one_number_a_list_or_a_map_by_joint() {
+    let weights = |costs: &str| {
+        let p = write(
+            "tracking_ok.yaml",
+            &GOOD.replace("costs: {effort: 1}", costs),
+        );
+        let prob = load_problem(&p, &ProblemOverrides::default()).unwrap();
+        let t = prob.costs.tracking.unwrap();
+        assert_eq!(t.q, vec![0.5, -0.5]);
+        t.weight
+    };
+    assert_eq!(
+        weights("costs: {tracking: {q: [0.5, -0.5]}}"),
+        vec![1.0, 1.0]
+    );
+    assert_eq!(
+        weights("costs: {tracking: {weight: 3, q: [0.5, -0.5]}}"),
+        vec![3.0, 3.0]
+    );
+    assert_eq!(
+        weights("costs: {tracking: {weight: [2, 0], q: [0.5, -0.5]}}"),
+        vec![2.0, 0.0]
+    );
+    assert_eq!(
+        weights("costs: {tracking: {weight: {joint2: 4}, q: [0.5, -0.5]}}"),
+        vec![0.0, 4.0]
+    );
+}
+
+#[test]
 fn negative_weights_and_bad_solver_settings() {
     let msg = error_of(
         "weight.yaml",
@@ -189,6 +219,14 @@ fn negative_weights_and_bad_solver_settings() {
         &GOOD.replace("costs: {effort: 1}", "costs: {velocity: {elbow: 0.5}}"),
     );
     assert_mentions(&msg, &["costs.velocity", "elbow"]);
+    let msg = error_of(
+        "tracking.yaml",
+        &GOOD.replace(
+            "costs: {effort: 1}",
+            "costs: {tracking: {weight: [1, 2, 3], q: [0, 0]}}",
+        ),
+    );
+    assert_mentions(&msg, &["costs.tracking.weight", "3 entries", "needs 2"]);
     let msg = error_of(
         "solver.yaml",
         &format!("{GOOD}solver: {{max_iterations: 0}}\n"),

@@ -65,7 +65,7 @@ fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 
 const PENDULUM2: &str = "name: p2\nrobot: ROBOTS/pendulum2.urdf\nduration: 1.0\nstages: 3\n\
 initial: {q: [0.1, 0.2], v: [0, 0.2]}\nfinal: {q: [3.0, free], v: [0, 0]}\nbounds: {u: [-50, 50], v: [-30, 30]}\n\
-costs: {effort: 1.0, velocity: 0.3, tracking: {weight: 0.5, q: [1, 1]}, terminal: {weight: 2, q: [3, 0]},\n\
+costs: {effort: 1.0, velocity: 0.3, tracking: {weight: [0.5, 2], q: [1, 1]}, terminal: {weight: 2, q: [3, 0]},\n\
   targets: [{frame: tip, position: [0.3, 0, 0.2], weight: 3, time: 0.5}, {frame: tip, position: [0, 0, 0], weight: 0.1, time: path}]}\n\
 constraints:\n  - frame_position: {frame: tip, position: [0.2, 0, 0.1], time: end, axes: [x]}\n  - joint_equality: {joint: joint1, equals: joint2, ratio: 0.5}\n";
 
@@ -740,5 +740,51 @@ fn velocity_bounds_add_knot_velocities_and_hodograph_rows() {
             s * big_n * n + 2 * n + (big_n - 1) * n + big_n * s * n,
             "s = {s}"
         );
+    }
+}
+
+/// The velocity cost of the VI integrates each stage's own slope: a motion at a constant speed
+/// `V` costs `w V² T` for every `s`, and for Simpson's, giving every stage the same knots but
+/// slope 0 at its start and `2V` at its end (a kink at every knot, which a force at the knots
+/// produces) costs `4/3` of that, the exact `∫ v² dt` of those stages. With the Lobatto weights
+/// on the following stage's slope alone it cost two thirds, and the ball pick's wrench then
+/// alternated by 500 N between knots and midpoints.
+#[test]
+fn the_vi_velocity_cost_is_not_lowered_by_kinks_at_the_knots() {
+    let prob = problem(
+        "v.yaml",
+        "name: v\nrobot: ROBOTS/pendulum1.urdf\nduration: 1.2\nstages: 6\n\
+         bounds: {v: [-50, 50]}\ncosts: {velocity: 2.0}\n",
+    );
+    let (w, speed, stages) = (2.0, 0.7, 6);
+    let dt = 1.2 / stages as f64;
+    for s in 1..=3 {
+        let mut nlp = VariationalNlp::new(&prob, s).unwrap();
+        let mut x = vec![0.0; nlp.num_variables()];
+        nlp.initial_point(&mut x);
+        let block = 2;
+        let nodes = vito::vi::Galerkin::new(s).unwrap().nodes().to_vec();
+        for k in 0..stages {
+            for (al, tau) in nodes.iter().enumerate() {
+                x[(k * s + al) * block] = speed * (k as f64 + tau) * dt;
+            }
+        }
+        let steady = nlp.objective(&x).unwrap();
+        let exact = w * speed * speed * 1.2;
+        assert!(
+            (steady - exact).abs() < 1e-12 * exact,
+            "s = {s}: {steady} against {exact}"
+        );
+        if s == 2 {
+            for k in 0..stages {
+                x[(2 * k + 1) * block] = speed * (k as f64 + 0.25) * dt;
+            }
+            let kinked = nlp.objective(&x).unwrap();
+            let exact = 4.0 / 3.0 * steady;
+            assert!(
+                (kinked - exact).abs() < 1e-12 * exact,
+                "kinked {kinked} against {exact}"
+            );
+        }
     }
 }

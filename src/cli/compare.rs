@@ -12,7 +12,6 @@ use std::process::ExitCode;
 use vito::output::{Report, ViewOptions, write_atomic, write_views};
 use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
-use vito::transcription::{Accuracy, dynamic_accuracy};
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
@@ -32,11 +31,7 @@ pub struct CompareArgs {
 struct Entry {
     transcription: String,
     report: Report,
-    accuracy: Accuracy,
 }
-
-/// Largest RK4 step of the re-simulation (s).
-const RESIMULATION_STEP: f64 = 1e-3;
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let base = load_problem(
@@ -57,15 +52,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         let mut prob = base.clone();
         prob.transcription = kind;
         let sub = dir.join(kind.to_string());
-        let outcome = solve_and_write(&prob, &sub, args.images.formats())?;
-        let accuracy = dynamic_accuracy(&prob.model, &outcome.solution, RESIMULATION_STEP);
+        let (outcome, report) = solve_and_write(&prob, &sub, args.images.formats())?;
         if outcome.result.status != Status::Converged {
             worst = outcome.result.status;
         }
         entries.push(Entry {
             transcription: kind.to_string(),
-            report: Report::new(&prob, &outcome, &sub),
-            accuracy,
+            report,
         });
     }
     let json = serde_json::to_string_pretty(&entries)?;
@@ -101,7 +94,7 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
          and compared with the trajectory the transcription claims — stage by stage from each \
          knot (the local error of the transcription), and open loop over the whole horizon \
          (which also measures how unstable the motion is).\n",
-        entries.first().map_or(0.0, |e| e.accuracy.step)
+        entries.first().map_or(0.0, |e| e.report.accuracy.step)
     );
     let row = |label: &str, f: &dyn Fn(&Entry) -> String| {
         let mut line = format!("| {label} |");
@@ -136,16 +129,16 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
         }),
         row("objective", &|e| format!("{:.6e}", e.report.objective)),
         row("one-stage re-simulation error, q", &|e| {
-            format!("{:.2e}", e.accuracy.local_q_error)
+            format!("{:.2e}", e.report.accuracy.local_q_error)
         }),
         row("one-stage re-simulation error, v", &|e| {
-            format!("{:.2e}", e.accuracy.local_v_error)
+            format!("{:.2e}", e.report.accuracy.local_v_error)
         }),
         row("open-loop error over the horizon, q", &|e| {
-            format!("{:.2e}", e.accuracy.open_loop_q_error)
+            format!("{:.2e}", e.report.accuracy.open_loop_q_error)
         }),
         row("open-loop error at T, q", &|e| {
-            format!("{:.2e}", e.accuracy.final_q_error)
+            format!("{:.2e}", e.report.accuracy.final_q_error)
         }),
     ];
     for l in lines {

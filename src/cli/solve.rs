@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use vito::output::{
-    Formats, ViewOptions, write_atomic, write_solve_figures, write_solve_report, write_views,
+    Formats, Report, ViewOptions, write_atomic, write_solve_figures, write_solve_report,
+    write_views,
 };
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
@@ -51,7 +52,7 @@ pub fn solve_and_write(
     prob: &TrajectoryProblem,
     dir: &Path,
     formats: Formats,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<(Outcome, Report)> {
     eprintln!(
         "solving '{}': robot '{}' ({} DoF, {} actuated), {} stages over {} s, {}, QP {:?}, Hessian {:?}",
         prob.name,
@@ -68,7 +69,7 @@ pub fn solve_and_write(
     let outcome = solve(prob, &mut log)?;
     let writing = Instant::now();
     write_atomic(&dir.join("solver.log"), &log.0).context("writing solver.log")?;
-    let files = write_solve_report(dir, prob, &outcome)?;
+    let (report, files) = write_solve_report(dir, prob, &outcome)?;
     let (plots, views) = rayon::join(
         || write_solve_figures(dir, prob, &outcome, formats),
         || {
@@ -104,8 +105,19 @@ pub fn solve_and_write(
         .map(|p| p.display().to_string())
         .collect();
     names.push(dir.join("solver.log").display().to_string());
+    let a = &report.accuracy;
+    eprintln!(
+        "re-simulated by RK4 (step {:.0e} s): one-stage error {:.1e} ({} in stage {}) / {:.1e} (v), \
+         open loop {:.1e}",
+        a.step,
+        a.local_q_error,
+        prob.model.joint(a.local_q_coordinate).name,
+        a.local_q_stage,
+        a.local_v_error,
+        a.open_loop_q_error
+    );
     eprintln!("wrote {} in {writing:.3} s", names.join(", "));
-    Ok(outcome)
+    Ok((outcome, report))
 }
 
 /// Exit code for a finished solve: success only when converged.
@@ -128,6 +140,6 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     };
     let prob = load_problem(&args.file, &overrides)?;
     super::print_model_warnings(&prob.model);
-    let outcome = solve_and_write(&prob, &prob.output, args.images.formats())?;
+    let (outcome, _) = solve_and_write(&prob, &prob.output, args.images.formats())?;
     Ok(exit_for(outcome.result.status))
 }

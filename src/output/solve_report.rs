@@ -6,7 +6,7 @@ use super::recorded::{RobotRecord, TargetRecord, targets};
 use super::{OutputError, write_atomic, write_csv};
 use crate::dynamics::{Workspace, forward_kinematics};
 use crate::problem::TrajectoryProblem;
-use crate::transcription::{Outcome, Solution};
+use crate::transcription::{Accuracy, Outcome, RESIMULATION_STEP, Solution, dynamic_accuracy};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -147,6 +147,8 @@ pub struct Report {
     pub stance: Option<StanceReport>,
     /// The frame-position costs and constraints.
     pub targets: Vec<TargetRecord>,
+    /// How closely the solution's torques and forces, re-simulated, reproduce its motion.
+    pub accuracy: Accuracy,
     history: Vec<HistoryRow>,
 }
 
@@ -189,6 +191,7 @@ impl Report {
             ),
             stance: outcome.solution.stance.as_ref().map(StanceReport::new),
             targets: targets(prob, &outcome.solution.times),
+            accuracy: dynamic_accuracy(&prob.model, &outcome.solution, RESIMULATION_STEP),
             terrain: prob.contact.as_ref().map(|c| c.terrain.clone()),
             history: r
                 .history
@@ -263,7 +266,7 @@ fn header(sol: &Solution) -> Vec<String> {
 
 /// Writes `report.json`, `knots.csv` (the transcription's points: its own values of q, q̇ and
 /// u) and `trajectory.csv` (the interpolant on a uniform grid of [`SAMPLES_PER_STAGE`] samples
-/// per stage) into `dir`; returns the paths written.
+/// per stage) into `dir`; returns the report and the paths written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -271,7 +274,7 @@ pub fn write_solve_report(
     dir: &Path,
     prob: &TrajectoryProblem,
     outcome: &Outcome,
-) -> Result<Vec<PathBuf>, OutputError> {
+) -> Result<(Report, Vec<PathBuf>), OutputError> {
     let sol = &outcome.solution;
     let report = Report::new(prob, outcome, dir);
     let json = serde_json::to_string_pretty(&report).map_err(|e| OutputError::Csv {
@@ -306,5 +309,5 @@ pub fn write_solve_report(
         &header(sol),
         &sampled_rows(prob, sol, &fine_grid(sol, prob.stages)),
     )?;
-    Ok(vec![report_path, knots_path, traj_path])
+    Ok((report, vec![report_path, knots_path, traj_path]))
 }

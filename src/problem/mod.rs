@@ -11,7 +11,7 @@ mod terrain;
 pub use optimization::{
     BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START,
     FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
-    TrajectoryProblem, TranscriptionKind, load_problem,
+    Tracking, TrajectoryProblem, TranscriptionKind, load_problem,
 };
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,

@@ -22,7 +22,7 @@
 //! costs:
 //!   effort: 1.0                     # ∫ uᵀ W u dt: one weight, a list or a map by joint
 //!   velocity: 0.01                  # ∫ q̇ᵀ W q̇ dt: one weight, a list or a map by joint
-//!   tracking: {weight: 1.0, q: [...]}           # ∫ |q − q_ref|² dt
+//!   tracking: {weight: 1.0, q: [...]}           # ∫ (q − q_ref)ᵀ W (q − q_ref) dt, W as effort's
 //!   terminal: {weight: 100, q: [...], v: [...]} # |q(T) − q_T|² + |v(T) − v_T|²
 //!   targets: [{frame: tool, position: [0.5, 0, 0.6], weight: 100, time: end}]
 //! constraints:
@@ -178,6 +178,15 @@ pub struct Terminal {
     pub v: Option<Vec<f64>>,
 }
 
+/// `∫ Σ_i w_i (q_i − q_ref,i)² dt`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tracking {
+    /// `w_i` per joint.
+    pub weight: Vec<f64>,
+    /// The reference configuration `q_ref`.
+    pub q: Vec<f64>,
+}
+
 /// The cost terms, all optional.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Costs {
@@ -185,8 +194,8 @@ pub struct Costs {
     pub effort: Vec<f64>,
     /// Weight of `∫ q̇_i² dt` per joint.
     pub velocity: Vec<f64>,
-    /// `∫ w |q − q_ref|² dt`: weight and reference configuration.
-    pub tracking: Option<(f64, Vec<f64>)>,
+    /// `∫ Σ_i w_i (q_i − q_ref,i)² dt`: the weight per joint and the reference configuration.
+    pub tracking: Option<Tracking>,
     /// Terminal cost.
     pub terminal: Option<Terminal>,
     /// Frame targets.
@@ -415,8 +424,7 @@ struct CostsFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TrackingFile {
-    #[serde(default = "one")]
-    weight: f64,
+    weight: Option<Value>,
     q: Vec<f64>,
 }
 
@@ -966,26 +974,27 @@ pub fn load_problem(
         }
     }
     let all_joints: Vec<usize> = (0..n).collect();
+    let joint_weights = |field: &str, v: &Value| -> Result<Vec<f64>, ProblemError> {
+        match v.as_f64() {
+            Some(_) => Ok(vec![ctx.nonnegative(field, ctx.number(field, v)?)?; n]),
+            None => ctx.per_joint(field, v, &all_joints, vec![0.0; n], &|fld, item| {
+                ctx.nonnegative(fld, ctx.number(fld, item)?)
+            }),
+        }
+    };
     let velocity = match &f.costs.velocity {
         None => vec![0.0; n],
-        Some(v) if v.as_f64().is_some() => {
-            let w = ctx.nonnegative("costs.velocity", ctx.number("costs.velocity", v)?)?;
-            vec![w; n]
-        }
-        Some(v) => ctx.per_joint(
-            "costs.velocity",
-            v,
-            &all_joints,
-            vec![0.0; n],
-            &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
-        )?,
+        Some(v) => joint_weights("costs.velocity", v)?,
     };
     let tracking = match &f.costs.tracking {
         None => None,
-        Some(t) => Some((
-            ctx.nonnegative("costs.tracking.weight", t.weight)?,
-            ctx.vector("costs.tracking.q", &t.q, n)?,
-        )),
+        Some(t) => Some(Tracking {
+            weight: match &t.weight {
+                None => vec![1.0; n],
+                Some(w) => joint_weights("costs.tracking.weight", w)?,
+            },
+            q: ctx.vector("costs.tracking.q", &t.q, n)?,
+        }),
     };
     let terminal = match &f.costs.terminal {
         None => None,

@@ -16,6 +16,9 @@ use crate::dynamics::{
 use crate::model::Model;
 use serde::Serialize;
 
+/// The largest RK4 step of the re-simulation that a solve's report carries (s).
+pub const RESIMULATION_STEP: f64 = 1e-3;
+
 /// How far re-simulated motions depart from the optimized one.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Accuracy {
@@ -24,6 +27,10 @@ pub struct Accuracy {
     /// Largest `‖q_sim − q_opt‖∞` when each stage is re-simulated from the solution's state at
     /// its first knot, measured at its last knot (rad or m).
     pub local_q_error: f64,
+    /// The stage of `local_q_error`, from 0.
+    pub local_q_stage: usize,
+    /// The coordinate of `local_q_error`.
+    pub local_q_coordinate: usize,
     /// The same for the velocities.
     pub local_v_error: f64,
     /// Largest `‖q_sim(t) − q_opt(t)‖∞` of one open-loop run over the whole horizon (grows with
@@ -117,14 +124,23 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
             .zip(b)
             .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
     };
+    let arg_max = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .enumerate()
+            .fold((0, 0.0f64), |m, (i, e)| if e > m.1 { (i, e) } else { m })
+    };
     let mut acc = Accuracy {
         step: h,
         local_q_error: 0.0,
+        local_q_stage: 0,
+        local_q_coordinate: 0,
         local_v_error: 0.0,
         open_loop_q_error: 0.0,
         final_q_error: 0.0,
     };
-    for &knot in &knots[..stages] {
+    for (stage, &knot) in knots[..stages].iter().enumerate() {
         let t0 = sol.times[knot];
         let (q0, v0, _) = sol.sample(t0);
         let mut controls = |t: f64, u: &mut [f64]| u.copy_from_slice(&sol.sample(t0 + t).2);
@@ -132,7 +148,12 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
         let run = simulate(&q0, &v0, &mut controls, &mut loads, h, per_stage, per_stage);
         if let Some((_, q, v)) = run.last() {
             let (qe, ve, _) = sol.sample(t0 + stage_len);
-            acc.local_q_error = acc.local_q_error.max(inf_norm(q, &qe));
+            let (coordinate, e) = arg_max(q, &qe);
+            if e > acc.local_q_error {
+                acc.local_q_error = e;
+                acc.local_q_stage = stage;
+                acc.local_q_coordinate = coordinate;
+            }
             acc.local_v_error = acc.local_v_error.max(inf_norm(v, &ve));
         }
     }

@@ -13,7 +13,7 @@ use super::held_acceleration::HeldAcceleration;
 use super::knot_impulse::KnotImpulse;
 use super::loads::LoadTerms;
 use super::solution::{Interpolant, Solution};
-use super::terms::{ForceScratch, Terms, VelocityMap};
+use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::collocation::{HermiteSimpson, HermiteSimpsonLayout, Var};
 use crate::dynamics::{InverseDynamicsDerivatives, Workspace, inverse_dynamics_derivatives};
 use crate::model::Model;
@@ -120,7 +120,12 @@ impl<'a> CollocationNlp<'a> {
             final_v: Some(layout.start(count - 1, Var::V)),
         };
         let velocity = (0..count)
-            .map(|p| VelocityMap::Variables(layout.start(p, Var::V)))
+            .map(|p| {
+                PointVelocity::single(
+                    VelocityMap::Variables(layout.start(p, Var::V)),
+                    points.weights[p],
+                )
+            })
             .collect();
         let terms = Terms::new(
             prob,

@@ -18,7 +18,7 @@ mod statics;
 mod terms;
 mod variational;
 
-pub use accuracy::{Accuracy, dynamic_accuracy};
+pub use accuracy::{Accuracy, RESIMULATION_STEP, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
 pub use contact::{ContactResiduals, ContactTrajectory};

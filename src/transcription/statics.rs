@@ -21,7 +21,7 @@ use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_t
 use super::loads::LoadTerms;
 use super::solve::SolveError;
 use super::stance::StanceTrajectory;
-use super::terms::{ForceScratch, Terms, VelocityMap};
+use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, center_of_mass, inverse_dynamics_derivatives,
 };
@@ -86,7 +86,10 @@ impl<'a> StaticNlp<'a> {
         let terms = Terms::new(
             prob,
             &points,
-            vec![VelocityMap::Combination(Vec::new())],
+            vec![PointVelocity::single(
+                VelocityMap::Combination(Vec::new()),
+                1.0,
+            )],
             n + n_u,
             n,
         );
@@ -130,14 +133,14 @@ impl<'a> StaticNlp<'a> {
         let model = &prob.model;
         let n = self.n;
         let mut x = vec![0.0; self.num_vars];
-        for i in 0..n {
+        for (i, xi) in x.iter_mut().enumerate().take(n) {
             let nominal = prob
                 .costs
                 .tracking
                 .as_ref()
-                .map_or_else(|| prob.q_bounds.guess(i, 0.0), |(_, q)| q[i]);
+                .map_or_else(|| prob.q_bounds.guess(i, 0.0), |t| t.q[i]);
             let (lo, hi) = self.q_range(i);
-            x[i] = if lo <= hi {
+            *xi = if lo <= hi {
                 prob.initial_q.guess(i, nominal).clamp(lo, hi)
             } else {
                 nominal

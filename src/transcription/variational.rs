@@ -39,7 +39,7 @@ use super::common::{
 };
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
-use super::terms::{ForceScratch, Terms, VelocityMap};
+use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
 use crate::model::Model;
 use crate::problem::TrajectoryProblem;
@@ -224,7 +224,15 @@ impl<'a> VariationalNlp<'a> {
         }
         row += velocity_rows.len();
         // Each point's velocity: the slope of its stage's interpolant (the following stage's
-        // at a knot, the last stage's at the end).
+        // at a knot, the last stage's at the end), and at an interior knot also the slope the
+        // stage before it ends on, each with its stage's Lobatto weight.
+        let slope = |k: usize, al: usize| {
+            VelocityMap::Combination(
+                (0..=s)
+                    .map(|be| (points.q[k * s + be], gal.b(al, be) / dt))
+                    .collect(),
+            )
+        };
         let velocity = (0..num_points)
             .map(|g| {
                 let (k, al) = if g == num_points - 1 {
@@ -232,11 +240,11 @@ impl<'a> VariationalNlp<'a> {
                 } else {
                     (g / s, g % s)
                 };
-                VelocityMap::Combination(
-                    (0..=s)
-                        .map(|be| (points.q[k * s + be], gal.b(al, be) / dt))
-                        .collect(),
-                )
+                PointVelocity {
+                    v: slope(k, al),
+                    weight: gal.w(al) * dt,
+                    before: (al == 0 && k > 0).then(|| (slope(k - 1, s), gal.w(s) * dt)),
+                }
             })
             .collect();
         let terms = Terms::new(prob, &points, velocity, num_vars, row);

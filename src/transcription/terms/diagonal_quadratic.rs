@@ -1,7 +1,9 @@
 //! `∫ xᵀ W x dt` with a diagonal weight `W`, for `x` the torques `u` (the effort cost, one weight
 //! per actuated joint) or the velocity `q̇` (one weight per joint). At a point `q̇` is the point's
 //! velocity: in the Simpson VI the slope of the stage's Lagrange interpolant (seed 000 Eq. 2),
-//! in Hermite–Simpson the velocity variable. The velocity cost spreads a motion over the
+//! each stage's own at a knot (the two slopes `v_p` and `v⁻_p`, each with its stage's Lobatto
+//! weight, so that the rule is exact for every stage's polynomial), in Hermite–Simpson the
+//! velocity variable. The velocity cost spreads a motion over the
 //! horizon, where a cost on the configuration alone (tracking a posture) makes holding still
 //! and moving late the cheapest.
 
@@ -20,18 +22,41 @@ struct DiagonalQuadratic {
     weights: Vec<f64>,
 }
 
-impl DiagonalQuadratic {
-    fn values<'a>(&self, local: &Local<'a>) -> &'a [f64] {
-        match self.of {
-            Of::Torques => local.u,
-            Of::Velocity => local.v,
+/// A vector of the local values.
+#[derive(Clone, Copy)]
+enum Slot {
+    U,
+    V,
+    VBefore,
+}
+
+impl Slot {
+    fn values<'a>(self, local: &Local<'a>) -> &'a [f64] {
+        match self {
+            Slot::U => local.u,
+            Slot::V => local.v,
+            Slot::VBefore => local.v_before,
         }
     }
 
-    fn index(&self, ix: &LocalIndex, i: usize) -> usize {
+    fn index(self, ix: &LocalIndex, i: usize) -> usize {
+        match self {
+            Slot::U => ix.u(i),
+            Slot::V => ix.v(i),
+            Slot::VBefore => ix.v_before(i),
+        }
+    }
+}
+
+impl DiagonalQuadratic {
+    /// The vectors the cost weighs at the point, with their quadrature weights.
+    fn parts(&self, p: &PointInfo) -> [(f64, Slot); 2] {
         match self.of {
-            Of::Torques => ix.u(i),
-            Of::Velocity => ix.v(i),
+            Of::Torques => [(p.weight, Slot::U), (0.0, Slot::U)],
+            Of::Velocity => [
+                (p.velocity_weight, Slot::V),
+                (p.before_weight, Slot::VBefore),
+            ],
         }
     }
 }
@@ -58,28 +83,33 @@ impl PointTerm for DiagonalQuadratic {
         ix: &LocalIndex,
         local: &Local,
         _scratch: &mut Scratch,
-        grad: Option<(f64, &mut [f64])>,
+        mut grad: Option<(f64, &mut [f64])>,
     ) -> f64 {
-        let x = self.values(local);
-        let f: f64 = self
-            .weights
-            .iter()
-            .zip(x)
-            .map(|(&w, &x)| p.weight * w * x * x)
-            .sum();
-        if let Some((s, g)) = grad {
-            for (i, (&w, &x)) in self.weights.iter().zip(x).enumerate() {
-                g[self.index(ix, i)] += s * 2.0 * p.weight * w * x;
+        let mut f = 0.0;
+        for (c, slot) in self.parts(p) {
+            let x = slot.values(local);
+            f += self
+                .weights
+                .iter()
+                .zip(x)
+                .map(|(&w, &x)| c * w * x * x)
+                .sum::<f64>();
+            if let Some((s, g)) = grad.as_mut() {
+                for (i, (&w, &x)) in self.weights.iter().zip(x).enumerate() {
+                    g[slot.index(ix, i)] += *s * 2.0 * c * w * x;
+                }
             }
         }
         f
     }
 
-    fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        for (i, &w) in self.weights.iter().enumerate() {
-            if w > 0.0 {
-                let j = self.index(ix, i);
-                out.push((j, j));
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+        for (c, slot) in self.parts(p) {
+            for (i, &w) in self.weights.iter().enumerate() {
+                if c > 0.0 && w > 0.0 {
+                    let j = slot.index(ix, i);
+                    out.push((j, j));
+                }
             }
         }
     }

@@ -5,12 +5,14 @@
 //! collocation's knots and midpoints). At each point the terms see one *local* vector
 //!
 //! ```text
-//! [ q_p (n) | v_p (n) | u_p (n_u) | own_p (the terms' own variables, term after term) ]
+//! [ q_p (n) | v_p (n) | v⁻_p (n) | u_p (n_u) | own_p (the terms' own variables, term after term) ]
 //! ```
 //!
 //! where `v_p` is the velocity at the point: a decision variable in Hermite–Simpson, a linear
 //! combination of the stage's control points in the VI (the slope of its Lagrange interpolant,
-//! [`VelocityMap`]). A term may add variables of its own at a point (contact forces), rows with
+//! [`VelocityMap`], the following stage's at a knot), and `v⁻_p` the slope the stage before
+//! a VI knot ends on (zero elsewhere): the VI's interpolant has a kink at a knot wherever a
+//! force acts there ([`PointVelocity`]). A term may add variables of its own at a point (contact forces), rows with
 //! lower and upper bounds, a cost, complementarity pairs between its rows and variables, and
 //! point loads (world forces on the robot) that the transcription puts into its dynamics. It
 //! supplies values and the Jacobian of its rows over the local vector in a sparsity pattern of
@@ -56,6 +58,29 @@ pub(crate) enum VelocityMap {
     Combination(Vec<(usize, f64)>),
 }
 
+/// The velocities of a point and their quadrature weights in integrals of velocities.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PointVelocity {
+    /// `v_p`.
+    pub v: VelocityMap,
+    /// The weight of `v_p`.
+    pub weight: f64,
+    /// At an interior knot of the VI, the slope `v⁻_p` the stage before it ends on, and its
+    /// weight.
+    pub before: Option<(VelocityMap, f64)>,
+}
+
+impl PointVelocity {
+    /// A point with one velocity, weighted as the point.
+    pub fn single(v: VelocityMap, weight: f64) -> Self {
+        Self {
+            v,
+            weight,
+            before: None,
+        }
+    }
+}
+
 /// What a term knows of the point it is evaluated at.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PointInfo {
@@ -65,6 +90,12 @@ pub(crate) struct PointInfo {
     pub count: usize,
     /// Quadrature weight (`∫ f dt ≈ Σ_p weight_p f(t_p)`).
     pub weight: f64,
+    /// Quadrature weights of `v_p` and `v⁻_p` in integrals of velocities: each stage's slope
+    /// weighted on its own (`∫ g(v) dt ≈ Σ_p velocity_weight_p g(v_p) + before_weight_p
+    /// g(v⁻_p)`).
+    pub velocity_weight: f64,
+    /// See `velocity_weight`.
+    pub before_weight: f64,
     /// The problem fixes every joint's configuration here (the first point when `initial.q`
     /// fixes all joints, the last when `final.q` does). A row of the configuration alone is a
     /// constant there, a combination of the variables' bounds: the terms leave such rows out,
@@ -99,17 +130,21 @@ impl LocalIndex {
     pub fn v(&self, i: usize) -> usize {
         self.n + i
     }
+    /// Index of `v⁻_i`.
+    pub fn v_before(&self, i: usize) -> usize {
+        2 * self.n + i
+    }
     /// Index of `u_c`.
     pub fn u(&self, c: usize) -> usize {
-        2 * self.n + c
+        3 * self.n + c
     }
     /// Index of the term's own variable `j`.
     pub fn own(&self, j: usize) -> usize {
-        2 * self.n + self.n_u + self.own_offset + j
+        3 * self.n + self.n_u + self.own_offset + j
     }
-    /// Length of the shared part (`q`, `v`, `u`).
+    /// Length of the shared part (`q`, `v`, `v⁻`, `u`).
     fn shared(&self) -> usize {
-        2 * self.n + self.n_u
+        3 * self.n + self.n_u
     }
 }
 
@@ -122,6 +157,8 @@ pub(crate) struct Local<'a> {
     pub q: &'a [f64],
     /// `v_p`.
     pub v: &'a [f64],
+    /// `v⁻_p` (zero where the point has one velocity).
+    pub v_before: &'a [f64],
     /// `u_p`.
     pub u: &'a [f64],
     /// The term's own variables at the point.
@@ -318,6 +355,7 @@ struct PointPlan {
     q: usize,
     u: usize,
     v: VelocityMap,
+    v_before: VelocityMap,
     /// Global start and count of the point's own variables (all terms).
     own: usize,
     own_len: usize,
@@ -339,24 +377,28 @@ impl PointPlan {
     fn expand(&self, n: usize, n_u: usize, a: usize) -> Vec<(usize, f64)> {
         if a < n {
             vec![(self.q + a, 1.0)]
-        } else if a < 2 * n {
-            let i = a - n;
-            match &self.v {
+        } else if a < 3 * n {
+            let (map, i) = if a < 2 * n {
+                (&self.v, a - n)
+            } else {
+                (&self.v_before, a - 2 * n)
+            };
+            match map {
                 VelocityMap::Variables(start) => vec![(start + i, 1.0)],
                 VelocityMap::Combination(terms) => {
                     terms.iter().map(|&(start, c)| (start + i, c)).collect()
                 }
             }
-        } else if a < 2 * n + n_u {
-            vec![(self.u + a - 2 * n, 1.0)]
+        } else if a < 3 * n + n_u {
+            vec![(self.u + a - 3 * n, 1.0)]
         } else {
-            vec![(self.own + a - 2 * n - n_u, 1.0)]
+            vec![(self.own + a - 3 * n - n_u, 1.0)]
         }
     }
 
     /// Builds the global gradient, Jacobian and Hessian triplets of the point and their shares.
     fn build_maps(&mut self, n: usize, n_u: usize) {
-        for a in 0..2 * n + n_u + self.own_len {
+        for a in 0..3 * n + n_u + self.own_len {
             for (slot, coeff) in self.expand(n, n_u, a) {
                 self.grad_shares.push(Share {
                     entry: a,
@@ -419,18 +461,19 @@ impl PointPlan {
     /// Copies the point's local vector out of `x`.
     fn gather(&self, n: usize, n_u: usize, x: &[f64], local: &mut [f64]) {
         local[..n].copy_from_slice(&x[self.q..self.q + n]);
-        match &self.v {
-            VelocityMap::Variables(start) => {
-                local[n..2 * n].copy_from_slice(&x[*start..*start + n]);
-            }
-            VelocityMap::Combination(terms) => {
-                for i in 0..n {
-                    local[n + i] = terms.iter().map(|&(start, c)| c * x[start + i]).sum();
+        for (map, out) in [(&self.v, 1), (&self.v_before, 2)] {
+            let slot = &mut local[out * n..(out + 1) * n];
+            match map {
+                VelocityMap::Variables(start) => slot.copy_from_slice(&x[*start..*start + n]),
+                VelocityMap::Combination(terms) => {
+                    for (i, v) in slot.iter_mut().enumerate() {
+                        *v = terms.iter().map(|&(start, c)| c * x[start + i]).sum();
+                    }
                 }
             }
         }
-        local[2 * n..2 * n + n_u].copy_from_slice(&x[self.u..self.u + n_u]);
-        let o = 2 * n + n_u;
+        local[3 * n..3 * n + n_u].copy_from_slice(&x[self.u..self.u + n_u]);
+        let o = 3 * n + n_u;
         local[o..o + self.own_len].copy_from_slice(&x[self.own..self.own + self.own_len]);
     }
 }
@@ -517,7 +560,7 @@ impl<'a> Terms<'a> {
     pub fn new(
         prob: &'a TrajectoryProblem,
         points: &Points,
-        velocity: Vec<VelocityMap>,
+        velocity: Vec<PointVelocity>,
         first_own: usize,
         first_row: usize,
     ) -> Self {
@@ -537,11 +580,16 @@ impl<'a> Terms<'a> {
         let count = points.len();
         let (mut own, mut row) = (first_own, first_row);
         let mut plans = Vec::with_capacity(count);
-        for (p, v) in velocity.into_iter().enumerate() {
+        for (p, velocity) in velocity.into_iter().enumerate() {
+            let (v_before, before_weight) = velocity
+                .before
+                .unwrap_or((VelocityMap::Combination(Vec::new()), 0.0));
             let info = PointInfo {
                 index: p,
                 count,
                 weight: points.weights[p],
+                velocity_weight: velocity.weight,
+                before_weight,
                 fixed_configuration: fixed_configuration(prob, p, count),
             };
             let point_own = own;
@@ -572,7 +620,8 @@ impl<'a> Terms<'a> {
                 info,
                 q: points.q[p],
                 u: points.u[p],
-                v,
+                v: velocity.v,
+                v_before,
                 own: point_own,
                 own_len: own - point_own,
                 blocks,
@@ -595,7 +644,7 @@ impl<'a> Terms<'a> {
         let states = plans
             .iter()
             .map(|plan| {
-                let len = 2 * n + n_u + plan.own_len;
+                let len = 3 * n + n_u + plan.own_len;
                 let vars = plan.curvature.vars.len();
                 PointState {
                     scratch: Scratch {
@@ -676,6 +725,7 @@ impl<'a> Terms<'a> {
                     model,
                     q,
                     v: &v,
+                    v_before: &v,
                     u: &u,
                     own: &own,
                 };
@@ -1072,7 +1122,7 @@ impl<'a> Terms<'a> {
         }
         let (n, n_u, model) = (self.n, self.n_u, self.model);
         let plan = &self.plans[p];
-        fs.local.resize(2 * n + n_u + plan.own_len, 0.0);
+        fs.local.resize(3 * n + n_u + plan.own_len, 0.0);
         plan.gather(n, n_u, x, &mut fs.local);
         fs.local[..n].copy_from_slice(q);
         forward_kinematics(model, &mut fs.scratch.kin, q);
@@ -1227,7 +1277,8 @@ fn view<'a>(model: &'a Model, ix: &LocalIndex, local: &'a [f64], own_len: usize)
         model,
         q: &local[..n],
         v: &local[n..2 * n],
-        u: &local[2 * n..ix.shared()],
+        v_before: &local[2 * n..3 * n],
+        u: &local[3 * n..ix.shared()],
         own: &local[ix.own(0)..ix.own(0) + own_len],
     }
 }

@@ -1,19 +1,19 @@
-//! `w ∫ ‖q − q_ref‖² dt`: tracking a reference configuration.
+//! `∫ Σ_i w_i (q_i − q_ref,i)² dt`: tracking a reference configuration, with a weight per joint.
 
 use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch};
 use crate::problem::TrajectoryProblem;
 
 struct Tracking {
-    weight: f64,
+    weight: Vec<f64>,
     reference: Vec<f64>,
 }
 
 /// Adds the tracking cost if the problem has one.
 pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>) {
-    if let Some((weight, reference)) = &prob.costs.tracking {
+    if let Some(t) = &prob.costs.tracking {
         terms.push(Box::new(Tracking {
-            weight: *weight,
-            reference: reference.clone(),
+            weight: t.weight.clone(),
+            reference: t.q.clone(),
         }));
     }
 }
@@ -27,9 +27,15 @@ impl PointTerm for Tracking {
         _scratch: &mut Scratch,
         mut grad: Option<(f64, &mut [f64])>,
     ) -> f64 {
-        let c = p.weight * self.weight;
         let mut f = 0.0;
-        for (i, (&q, &r)) in local.q.iter().zip(&self.reference).enumerate() {
+        for (i, ((&q, &r), &w)) in local
+            .q
+            .iter()
+            .zip(&self.reference)
+            .zip(&self.weight)
+            .enumerate()
+        {
+            let c = p.weight * w;
             let d = q - r;
             f += c * d * d;
             if let Some((s, g)) = grad.as_mut() {
