@@ -203,8 +203,13 @@ fn the_walks_initial_guess_never_lifts_a_foot() {
 #[test]
 #[ignore = "a solve of minutes in a debug build; run with --release -- --ignored"]
 fn the_walk_converges() {
-    let prob = problem();
-    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    converges(&problem());
+}
+
+/// Solves `prob` from its own starting point: `Converged`, products within 10⁻⁶, no point
+/// deeper than 1 mm.
+fn converges(prob: &TrajectoryProblem) {
+    let outcome = solve(prob, &mut std::io::sink()).unwrap();
     assert_eq!(
         outcome.result.status,
         Status::Converged,
@@ -398,15 +403,5 @@ fn each_foot_of_the_committed_jump_lifts_and_lands() {
 #[test]
 #[ignore = "a solve of minutes in a debug build; run with --release -- --ignored"]
 fn the_jump_converges() {
-    let prob = load(JUMP);
-    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
-    assert_eq!(
-        outcome.result.status,
-        Status::Converged,
-        "{}",
-        outcome.result.message
-    );
-    let c = outcome.contact.expect("contact residuals");
-    assert!(c.largest_complementarity_product <= 1e-6, "{c:?}");
-    assert!(c.deepest_penetration <= 1e-3, "{c:?}");
+    converges(&load(JUMP));
 }
