@@ -549,3 +549,58 @@ fn stances_and_frame_bounds_load_and_name_bad_fields() {
         assert_mentions(&msg, words);
     }
 }
+
+#[test]
+fn obstacle_clearance_loads_its_samples_and_names_bad_fields() {
+    let terrain = "terrain: {friction: 0.5, boxes: [{x: [0.3, 0.5], top: 0.1}]}\n";
+    let clearance = |fields: &str| {
+        format!("{BOX}{terrain}constraints:\n  - obstacle_clearance: {{frame: box, {fields}}}\n")
+    };
+    let p = write(
+        "clearance.yaml",
+        &clearance("from: [0, 0, 0.05], to: [0, 0, -0.05], samples: 3, margin: 0.01"),
+    );
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap();
+    let vito::problem::PathConstraint::ObstacleClearance {
+        samples, margin, ..
+    } = &prob.constraints[0]
+    else {
+        panic!("{:?}", prob.constraints[0]);
+    };
+    assert_eq!(*margin, 0.01);
+    let z: Vec<f64> = samples.iter().map(|s| s.placement.translation.z).collect();
+    assert_eq!(z, [0.05, 0.0, -0.05]);
+    let cases: [(&str, String, &[&str]); 4] = [
+        (
+            "clearance_terrain.yaml",
+            format!(
+                "{BOX}constraints:\n  - obstacle_clearance: {{frame: box, from: [0, 0, 0], \
+                 to: [0, 0, 1], samples: 2, margin: 0}}\n"
+            ),
+            &["constraints[0].obstacle_clearance", "box"],
+        ),
+        (
+            "clearance_samples.yaml",
+            clearance("from: [0, 0, 0], to: [0, 0, 1], samples: 1, margin: 0"),
+            &["constraints[0].obstacle_clearance.samples", "1"],
+        ),
+        (
+            "clearance_margin.yaml",
+            clearance("from: [0, 0, 0], to: [0, 0, 1], samples: 2, margin: -0.1"),
+            &["constraints[0].obstacle_clearance.margin", "-0.1"],
+        ),
+        (
+            "clearance_frame.yaml",
+            format!(
+                "{BOX}{terrain}constraints:\n  - obstacle_clearance: {{frame: shin, from: [0, 0, 0], \
+                 to: [0, 0, 1], samples: 2, margin: 0}}\n"
+            ),
+            &["constraints[0].obstacle_clearance.frame", "shin"],
+        ),
+    ];
+    for (name, extra, words) in cases {
+        let msg = error_of(name, &extra);
+        assert_mentions(&msg, &[name]);
+        assert_mentions(&msg, words);
+    }
+}

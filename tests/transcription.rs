@@ -79,6 +79,13 @@ const BIPED_CONTACT: &str = "name: bc\nrobot: ROBOTS/planar_biped.urdf\nbase: pl
 stages: 2\ninitial: {q: {base_z: 0.9}}\ncosts: {effort: 0.01}\n\
 terrain: {friction: 0.7, edge_radius: 0.04, boxes: [{x: [0.2, 0.6], top: 0.09}]}\n";
 
+/// Clearance from the box of [`BIPED_CONTACT`]: samples beside it, off its top edge and
+/// above its top (`obstacle_clearance`), on a foot and a shank.
+const BIPED_CLEARANCE: &str = "constraints:\n  \
+- obstacle_clearance: {frame: l_foot, from: [0.1725, 0, -0.04], to: [0.1, 0, 0.3], samples: 4, margin: 0.01}\n  \
+- obstacle_clearance: {frame: r_foot, from: [0.1, 0, 0.15], to: [0.4, 0, 0.15], samples: 4, margin: 0.01}\n  \
+- obstacle_clearance: {frame: r_shank, from: [0, 0, 0], to: [0, 0, -0.42], samples: 3, margin: 0.01}\n";
+
 /// The quadruped's front feet over a gap's rounded rim, in 3-D (four friction directions).
 const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: floating\n\
 duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
@@ -131,6 +138,10 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
         "bs.yaml",
         &format!("{BIPED_CONTACT}complementarity: {{method: smoothing, start: 0.05}}\n"),
     );
+    let clearance = problem(
+        "bo.yaml",
+        &format!("{BIPED_CONTACT}{BIPED_CLEARANCE}complementarity: {{method: penalty}}\n"),
+    );
     let relaxed = problem(
         "br.yaml",
         &format!("{QUADRUPED_CONTACT}complementarity: {{method: relaxation}}\n"),
@@ -149,6 +160,7 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
             2,
         ),
         ("biped smoothed contact simpson".into(), smoothed, 2),
+        ("biped obstacle clearance simpson".into(), clearance, 2),
         ("quadruped relaxed contact simpson".into(), relaxed, 2),
     ]
 }

@@ -30,6 +30,7 @@
 //!   - frame_orientation: {frame: tool, rpy: [0, 1.57, 0], time: end}
 //!   - joint_equality: {joint: a, equals: b, ratio: 1.0, offset: 0.0}
 //!   - frame_bounds: {frame: l_sole, z: [0.05, .inf]}       # at every point
+//!   - obstacle_clearance: {frame: l_shank, from: [0, 0, 0], to: [0, 0, -0.42], samples: 10, margin: 0.025}
 //! stance: [{frame: r_sole, friction: 0.8, sole: {x: [-0.09, 0.17], y: [-0.07, 0.06]}}]
 //! solver: {qp: clarabel, tolerance: 1.0e-6, max_iterations: 300, hessian: exact}
 //! initial_guess: interpolate        # or {from: ../results/x/trajectory.csv}
@@ -237,6 +238,16 @@ pub enum PathConstraint {
         point: BodyPoint,
         /// `(e_k, lower_k, upper_k)` per bounded axis.
         axes: Vec<(Vec3, f64, f64)>,
+    },
+    /// `d_B(p_s(q)) ≥ margin` at every point, for samples `p_s` along a body segment and every
+    /// terrain box `B` (`d_B` the Euclidean distance to the box).
+    ObstacleClearance {
+        /// Frame name.
+        name: String,
+        /// The samples, evenly spaced from `from` to `to` in the frame.
+        samples: Vec<BodyPoint>,
+        /// Smallest distance to a box (m).
+        margin: f64,
     },
     /// `q_a − ratio · q_b − offset = 0` at every control point.
     JointEquality {
@@ -459,6 +470,17 @@ struct ConstraintFile {
     frame_orientation: Option<FrameOrientationFile>,
     joint_equality: Option<JointEqualityFile>,
     frame_bounds: Option<FrameBoundsFile>,
+    obstacle_clearance: Option<ObstacleClearanceFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ObstacleClearanceFile {
+    frame: String,
+    from: [f64; 3],
+    to: [f64; 3],
+    samples: usize,
+    margin: f64,
 }
 
 #[derive(Deserialize)]
@@ -1025,6 +1047,7 @@ pub fn load_problem(
             time,
         });
     }
+    let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
     let mut constraints: Vec<PathConstraint> = model
         .couplings()
         .iter()
@@ -1042,13 +1065,51 @@ pub fn load_problem(
             c.frame_orientation.is_some(),
             c.joint_equality.is_some(),
             c.frame_bounds.is_some(),
+            c.obstacle_clearance.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(ctx.invalid(
                 &field,
-                "needs exactly one of frame_position, frame_orientation, joint_equality or \
-                 frame_bounds",
+                "needs exactly one of frame_position, frame_orientation, joint_equality, \
+                 frame_bounds or obstacle_clearance",
             ));
+        }
+        if let Some(o) = &c.obstacle_clearance {
+            let f = format!("{field}.obstacle_clearance");
+            if contact.as_ref().is_none_or(|c| c.terrain.boxes.is_empty()) {
+                return Err(ctx.invalid(&f, "needs a terrain with at least one box"));
+            }
+            if o.samples < 2 {
+                return Err(ctx.invalid(
+                    &format!("{f}.samples"),
+                    format!("needs at least 2 samples (both ends), got {}", o.samples),
+                ));
+            }
+            if !(o.margin >= 0.0 && o.margin.is_finite()) {
+                return Err(ctx.invalid(
+                    &format!("{f}.margin"),
+                    format!("a distance must be a non-negative number, got {}", o.margin),
+                ));
+            }
+            let from = finite3(&ctx, &format!("{f}.from"), o.from)?;
+            let to = finite3(&ctx, &format!("{f}.to"), o.to)?;
+            let frame = ctx.point(&format!("{f}.frame"), &o.frame)?;
+            let samples = (0..o.samples)
+                .map(|k| {
+                    let s = k as f64 / (o.samples - 1) as f64;
+                    BodyPoint {
+                        body: frame.body,
+                        placement: frame
+                            .placement
+                            .compose(&Transform::from_translation(from + s * (to - from))),
+                    }
+                })
+                .collect();
+            constraints.push(PathConstraint::ObstacleClearance {
+                name: o.frame.clone(),
+                samples,
+                margin: o.margin,
+            });
         }
         if let Some(b) = &c.frame_bounds {
             let f = format!("{field}.frame_bounds");
@@ -1184,7 +1245,6 @@ pub fn load_problem(
             ));
         }
     };
-    let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
     let stances = stances(&ctx, &f.stance, &initial_q)?;
     let complementarity = match &f.complementarity {
         None => ComplementarityMethod::Smoothing {

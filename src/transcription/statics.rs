@@ -39,7 +39,9 @@ pub fn at_start(prob: &TrajectoryProblem) -> TrajectoryProblem {
     p.constraints.retain(|c| match c {
         PathConstraint::FramePosition { time, .. }
         | PathConstraint::FrameOrientation { time, .. } => *time == TimeSpec::Start,
-        PathConstraint::FrameBounds { .. } | PathConstraint::JointEquality { .. } => true,
+        PathConstraint::FrameBounds { .. }
+        | PathConstraint::ObstacleClearance { .. }
+        | PathConstraint::JointEquality { .. } => true,
     });
     p.costs.terminal = None;
     p.costs.targets.clear();

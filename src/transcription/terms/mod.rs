@@ -31,6 +31,7 @@ mod frame_orientation;
 mod frame_position;
 mod frame_target;
 mod joint_equality;
+mod obstacle_clearance;
 mod stance;
 mod terminal;
 mod tracking;
@@ -573,6 +574,7 @@ impl<'a> Terms<'a> {
         frame_orientation::add(prob, points, &mut terms);
         joint_equality::add(prob, &mut terms);
         frame_bounds::add(prob, &mut terms);
+        obstacle_clearance::add(prob, &mut terms);
         contact::add(prob, &mut terms);
         let stances = stance::add(prob, &mut terms);
         let model = &prob.model;
