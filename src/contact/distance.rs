@@ -63,8 +63,8 @@ impl Distance {
                 sign[i] = 1.0;
             }
         }
-        let outside: Vec<usize> = (0..3).filter(|&i| q[i] > 0.0).collect();
-        if outside.is_empty() {
+        let outside = [q[0] > 0.0, q[1] > 0.0, q[2] > 0.0];
+        if !outside.contains(&true) {
             // Inside: the distance to the nearest face, max_i q_i (a face normal, no curvature).
             let mut best = 0;
             for i in 1..3 {
@@ -81,21 +81,18 @@ impl Distance {
             };
         }
         // Outside: |q⁺|, the distance to the nearest face, edge or corner.
-        let mut u = Vec3::zeros();
-        for &i in &outside {
-            u[i] = q[i];
-        }
+        let u = Vec3::from_fn(|i, _| if outside[i] { q[i] } else { 0.0 });
         let value = u.norm();
         let e = u / value;
-        let mut gradient = Vec3::zeros();
-        let mut hessian = Mat3::zeros();
-        for &i in &outside {
-            gradient[i] = sign[i] * e[i];
-            for &j in &outside {
+        let gradient = Vec3::from_fn(|i, _| sign[i] * e[i]);
+        let hessian = Mat3::from_fn(|i, j| {
+            if outside[i] && outside[j] {
                 let delta = if i == j { 1.0 } else { 0.0 };
-                hessian[(i, j)] = sign[i] * sign[j] * (delta - e[i] * e[j]) / value;
+                sign[i] * sign[j] * (delta - e[i] * e[j]) / value
+            } else {
+                0.0
             }
-        }
+        });
         Self {
             value,
             gradient,
