@@ -257,6 +257,39 @@ fn simulate_and_compare_write_the_viewer_too() {
         html
     );
     let _ = std::fs::remove_dir_all(&again);
+    // `--warm-start` starts Hermite–Simpson at the VI's solution, says so, and needs fewer
+    // iterations than from the problem's guess.
+    let warm = fresh_dir("vito-view-compare-warm");
+    let out = vito(&[
+        "compare",
+        "problems/pendulum_swingup_1.yaml",
+        "--warm-start",
+        "-o",
+        s(&warm),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let entries = |dir: &Path| -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(dir.join("compare.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let (cold, hot) = (entries(&cmp), entries(&warm));
+    assert_eq!(cold[1]["initial_guess"], "problem");
+    let guess = hot[1]["initial_guess"].as_str().unwrap();
+    assert!(guess.ends_with("simpson_vi/trajectory.csv"), "{guess}");
+    assert_eq!(hot[1]["report"]["status"], "Converged");
+    let iterations = |e: &serde_json::Value| e["report"]["iterations"].as_u64().unwrap();
+    assert!(
+        iterations(&hot[1]) < iterations(&cold[1]),
+        "{} iterations warm against {} cold",
+        iterations(&hot[1]),
+        iterations(&cold[1])
+    );
+    assert!(
+        std::fs::read_to_string(warm.join("compare.md"))
+            .unwrap()
+            .contains("simpson_vi/trajectory.csv")
+    );
+    let _ = std::fs::remove_dir_all(&warm);
     let _ = std::fs::remove_dir_all(&sim);
     let _ = std::fs::remove_dir_all(&cmp);
 }

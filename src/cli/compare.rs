@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vito::output::{Report, ViewOptions, write_atomic, write_views};
-use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
+use vito::problem::{InitialGuess, ProblemOverrides, TranscriptionKind, load_problem};
 use vito::sqp::{QpBackend, Status};
 
 #[derive(Args, Debug)]
@@ -23,6 +23,10 @@ pub struct CompareArgs {
     /// QP backend for both solves.
     #[arg(long, value_parser = parse_qp)]
     qp: Option<QpBackend>,
+    /// Start Hermite–Simpson from the Simpson VI's solution (its `trajectory.csv`) instead of
+    /// the problem's initial guess.
+    #[arg(long)]
+    warm_start: bool,
     #[command(flatten)]
     images: RasterArg,
 }
@@ -30,6 +34,9 @@ pub struct CompareArgs {
 #[derive(Serialize)]
 struct Entry {
     transcription: String,
+    /// Where the solve started: `problem` (the file's `initial_guess`) or the path of the
+    /// solution it was warm-started from.
+    initial_guess: String,
     report: Report,
 }
 
@@ -51,6 +58,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     ] {
         let mut prob = base.clone();
         prob.transcription = kind;
+        let mut initial_guess = "problem".to_string();
+        if args.warm_start && kind == TranscriptionKind::HermiteSimpson {
+            let vi = dir
+                .join(TranscriptionKind::Variational(2).to_string())
+                .join("trajectory.csv");
+            initial_guess = vi.display().to_string();
+            prob.initial_guess = InitialGuess::FromCsv(vi);
+        }
         let sub = dir.join(kind.to_string());
         let (outcome, report) = solve_and_write(&prob, &sub, args.images.formats())?;
         if outcome.result.status != Status::Converged {
@@ -58,6 +73,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         }
         entries.push(Entry {
             transcription: kind.to_string(),
+            initial_guess,
             report,
         });
     }
@@ -112,6 +128,13 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
     let _ = writeln!(s, "{head}\n{rule}");
     let lines = [
         row("status", &|e| e.report.status.clone()),
+        row("initial guess", &|e| {
+            if e.initial_guess == "problem" {
+                "the problem's".to_string()
+            } else {
+                format!("`{}`", e.initial_guess)
+            }
+        }),
         row("variables", &|e| e.report.variables.to_string()),
         row("constraints", &|e| e.report.constraints.to_string()),
         row("Jacobian nonzeros", &|e| {
