@@ -2,7 +2,8 @@
 //! VI: it converges, the left palm reaches the ball at t = 1.3 s, the right sole's wrench stays
 //! inside its contact wrench cone (the 16 faces evaluated on every reported wrench), the centre
 //! of pressure inside the sole, the sole where it was, the left foot off the ground and every
-//! limit held, and the torques re-simulated reproduce each stage. About 25 s in the test profile; the timing is in README (`vito solve`).
+//! limit held, and the torques re-simulated reproduce each stage. About 27 s in the test
+//! profile; the timing is in README (`vito solve`).
 
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, frame_pose};

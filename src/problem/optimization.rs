@@ -22,7 +22,7 @@
 //! costs:
 //!   effort: 1.0                     # ∫ uᵀ W u dt: one weight, a list or a map by joint
 //!   velocity: 0.01                  # ∫ q̇ᵀ W q̇ dt: one weight, a list or a map by joint
-//!   tracking: {weight: 1.0, q: [...]}           # ∫ (q − q_ref)ᵀ W (q − q_ref) dt, W as effort's
+//!   tracking: {weight: 1.0, q: [...]}           # ∫ (q − q_ref)ᵀ W (q − q_ref) dt
 //!   terminal: {weight: 100, q: [...], v: [...]} # |q(T) − q_T|² + |v(T) − v_T|²
 //!   targets: [{frame: tool, position: [0.5, 0, 0.6], weight: 100, time: end}]
 //! constraints:

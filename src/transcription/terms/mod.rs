@@ -5,22 +5,22 @@
 //! collocation's knots and midpoints). At each point the terms see one *local* vector
 //!
 //! ```text
-//! [ q_p (n) | v_p (n) | v⁻_p (n) | u_p (n_u) | own_p (the terms' own variables, term after term) ]
+//! [ q_p (n) | v_p (n) | v⁻_p (n) | u_p (n_u) | own_p (the terms' own variables, in order) ]
 //! ```
 //!
 //! where `v_p` is the velocity at the point: a decision variable in Hermite–Simpson, a linear
 //! combination of the stage's control points in the VI (the slope of its Lagrange interpolant,
 //! [`VelocityMap`], the following stage's at a knot), and `v⁻_p` the slope the stage before
 //! a VI knot ends on (zero elsewhere): the VI's interpolant has a kink at a knot wherever a
-//! force acts there ([`PointVelocity`]). A term may add variables of its own at a point (contact forces), rows with
-//! lower and upper bounds, a cost, complementarity pairs between its rows and variables, and
-//! point loads (world forces on the robot) that the transcription puts into its dynamics. It
-//! supplies values and the Jacobian of its rows over the local vector in a sparsity pattern of
-//! its own, and where it has curvature; [`Terms`] maps all of it onto the decision vector
-//! through the linear map `local = E x` (Jacobians `∂/∂local · E`, Hessians `Eᵀ ∇²_local E`,
-//! exactly), point by point, in parallel. Hessians are central differences of the terms' exact
-//! local gradients over their curvature variables, so their cost is linear in the number of
-//! points.
+//! force acts there ([`PointVelocity`]). A term may add variables of its own at a point
+//! (contact forces), rows with lower and upper bounds, a cost, complementarity pairs between
+//! its rows and variables, and point loads (world forces on the robot) that the transcription
+//! puts into its dynamics. It supplies values and the Jacobian of its rows over the local
+//! vector in a sparsity pattern of its own, and where it has curvature; [`Terms`] maps all of
+//! it onto the decision vector through the linear map `local = E x` (Jacobians
+//! `∂/∂local · E`, Hessians `Eᵀ ∇²_local E`, exactly), point by point, in parallel. Hessians
+//! are central differences of the terms' exact local gradients over their curvature
+//! variables, so their cost is linear in the number of points.
 //!
 //! Adding a kind of cost or constraint is one new file here and one line in [`Terms::new`].
 
