@@ -1,7 +1,9 @@
 //! `lower ≤ eᵀ p_frame(q) ≤ upper` along chosen world axes at every point: a frame kept in a
 //! region (a swing foot above the ground, a hand away from the body).
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern};
+use super::{
+    Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern, point_velocity_column,
+};
 use crate::dynamics::frame_jacobian;
 use crate::problem::{BodyPoint, PathConstraint, TrajectoryProblem};
 use crate::spatial::Vec3;
@@ -76,7 +78,7 @@ impl PointTerm for FrameBounds {
         let mut k = 0;
         for (e, _, _) in &self.axes {
             for &j in &self.chain {
-                jv[k] = e.dot(&Vec3::new(fj[(3, j)], fj[(4, j)], fj[(5, j)]));
+                jv[k] = e.dot(&point_velocity_column(fj, j));
                 k += 1;
             }
         }

@@ -1,6 +1,6 @@
 //! `eᵀ p_frame(q(t)) = eᵀ p*` along chosen world axes at one time: a frame's origin placed.
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, TimedFrame};
+use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, TimedFrame, point_velocity_column};
 use crate::dynamics::frame_jacobian;
 use crate::problem::{PathConstraint, TrajectoryProblem};
 use crate::spatial::Vec3;
@@ -69,7 +69,7 @@ impl PointTerm for FramePosition {
             let mut k = 0;
             for e in &self.axes {
                 for &j in &f.chain {
-                    jv[k] = e.dot(&Vec3::new(fj[(3, j)], fj[(4, j)], fj[(5, j)]));
+                    jv[k] = e.dot(&point_velocity_column(fj, j));
                     k += 1;
                 }
             }

@@ -1243,6 +1243,15 @@ fn chain(model: &Model, body: usize) -> Vec<usize> {
     model.ancestors_inclusive(body).collect()
 }
 
+/// `∂x/∂q_j` of a point `x` from column `j` of its frame Jacobian (`[ω; v]` rows).
+fn point_velocity_column(frame_jacobian: &DMatrix<f64>, j: usize) -> Vec3 {
+    Vec3::new(
+        frame_jacobian[(3, j)],
+        frame_jacobian[(4, j)],
+        frame_jacobian[(5, j)],
+    )
+}
+
 /// The lower triangle over the configurations of a chain: where a function of a body's pose
 /// has curvature.
 fn chain_pattern(chain: &[usize], ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {

@@ -10,7 +10,9 @@
 //! its Hessian is the terms' central difference of the exact row gradient
 //! `∇d_Bᵀ J_s(q)`.
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern};
+use super::{
+    Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern, point_velocity_column,
+};
 use crate::contact::{Distance, TerrainBox};
 use crate::dynamics::frame_jacobian;
 use crate::problem::{BodyPoint, PathConstraint, TrajectoryProblem};
@@ -117,9 +119,7 @@ impl PointTerm for ObstacleClearance {
                 if let Some(jv) = jac.as_deref_mut() {
                     let fj = &scratch.frame_jacobian;
                     for &j in &self.chain {
-                        jv[k] = d
-                            .gradient
-                            .dot(&Vec3::new(fj[(3, j)], fj[(4, j)], fj[(5, j)]));
+                        jv[k] = d.gradient.dot(&point_velocity_column(fj, j));
                         k += 1;
                     }
                 }
