@@ -778,10 +778,7 @@ impl Ctx<'_> {
         if w >= 0.0 && w.is_finite() {
             Ok(w)
         } else {
-            Err(self.invalid(
-                field,
-                format!("a weight must be a non-negative number, got {w}"),
-            ))
+            Err(self.invalid(field, format!("must be a non-negative number, got {w}")))
         }
     }
 }
@@ -1085,12 +1082,7 @@ pub fn load_problem(
                     format!("needs at least 2 samples (both ends), got {}", o.samples),
                 ));
             }
-            if !(o.margin >= 0.0 && o.margin.is_finite()) {
-                return Err(ctx.invalid(
-                    &format!("{f}.margin"),
-                    format!("a distance must be a non-negative number, got {}", o.margin),
-                ));
-            }
+            let margin = ctx.nonnegative(&format!("{f}.margin"), o.margin)?;
             let from = finite3(&ctx, &format!("{f}.from"), o.from)?;
             let to = finite3(&ctx, &format!("{f}.to"), o.to)?;
             let frame = ctx.point(&format!("{f}.frame"), &o.frame)?;
@@ -1108,7 +1100,7 @@ pub fn load_problem(
             constraints.push(PathConstraint::ObstacleClearance {
                 name: o.frame.clone(),
                 samples,
-                margin: o.margin,
+                margin,
             });
         }
         if let Some(b) = &c.frame_bounds {

@@ -119,11 +119,7 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
     let stage_len = t_end / stages as f64;
     let per_stage = ((stage_len / max_step.min(stage_len / 50.0)).ceil() as usize).max(1);
     let h = stage_len / per_stage as f64;
-    let inf_norm = |a: &[f64], b: &[f64]| {
-        a.iter()
-            .zip(b)
-            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
-    };
+    // The coordinate of the largest `|a_i − b_i|`, and that difference.
     let arg_max = |a: &[f64], b: &[f64]| {
         a.iter()
             .zip(b)
@@ -154,7 +150,7 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
                 acc.local_q_stage = stage;
                 acc.local_q_coordinate = coordinate;
             }
-            acc.local_v_error = acc.local_v_error.max(inf_norm(v, &ve));
+            acc.local_v_error = acc.local_v_error.max(arg_max(v, &ve).1);
         }
     }
     let (q0, v0, _) = sol.sample(0.0);
@@ -170,7 +166,7 @@ pub fn dynamic_accuracy(model: &Model, sol: &Solution, max_step: f64) -> Accurac
         per_stage,
     );
     for (t, q, _) in &run {
-        let e = inf_norm(q, &sol.sample(*t).0);
+        let e = arg_max(q, &sol.sample(*t).0).1;
         acc.open_loop_q_error = acc.open_loop_q_error.max(e);
         acc.final_q_error = e;
     }
