@@ -9,7 +9,7 @@
 //! farthest first; bodies without a shape as their stick figure. Compared solutions are drawn
 //! together, the second one faded.
 
-use super::filmstrip::{CONTACT, GRID, GROUND_FILL, GROUND_LINE, PANEL_FILL, nice_step};
+use super::filmstrip::{CONTACT, GAP_FILL, GRID, GROUND_FILL, GROUND_LINE, PANEL_FILL, nice_step};
 use super::plot::{INK, MUTED, Scale, downsample, register_fonts};
 use super::scene::{Run, Scene};
 use super::shapes::Geometry;
@@ -46,7 +46,6 @@ const FADE: f64 = 0.55;
 /// The filmstrip's panel colour.
 const BACKGROUND: RGBColor = PANEL_FILL;
 const BOX_FILL: RGBColor = RGBColor(196, 184, 160);
-const GAP_FILL: RGBColor = RGBColor(90, 84, 76);
 const FORCE: RGBColor = RGBColor(148, 26, 120);
 const TARGET: RGBColor = RGBColor(44, 160, 44);
 const TRACE: RGBColor = RGBColor(160, 160, 200);

@@ -4,10 +4,13 @@
 //! Each body is drawn as the segments of its [`Skeleton`]. Joints are small circles, contact
 //! points red dots and the root a black dot. Limbs on the robot's left (+y at `q = 0`) are
 //! blue, those on its right orange, the rest dark grey.
-//! The side view looks along +y (world x to the right, z up); unless the base is planar, a
-//! robot whose points spread in y by more than 5 % of its size also gets a row with the front
-//! view (world y to the right, z up). Each panel also shows the previous snapshot as a faint
-//! ghost, and a footer keys the colours and the spacing of the background grid.
+//! The side view looks along +y (world x to the right, z up). A floating robot on terrain with
+//! boxes or gaps also gets a row with the top view (world x to the right, y up, looking down),
+//! where the gaps are dark and the boxes outlined; otherwise, unless the base is planar, a
+//! robot whose points spread in y by more than 5 % of its size gets a row with the front view
+//! (world y to the right, z up). The side and front views show the terrain's section under the
+//! robot, with the gaps dark. Each panel also shows the previous snapshot as a faint ghost,
+//! and a footer keys the colours and the spacing of the background grid.
 
 use super::OutputError;
 use super::plot::{
@@ -33,7 +36,8 @@ pub struct FilmstripOptions {
     pub title: String,
     /// Height of the ground plane to draw, if any (and finite), when there is no terrain.
     pub ground_height: Option<f64>,
-    /// The terrain to draw (its profile under the robot), if any.
+    /// The terrain to draw, if any: its section under the robot in the side and front views,
+    /// the footprints of its gaps and boxes in the top view.
     pub terrain: Option<Terrain>,
     /// Contact forces to draw as arrows: `(time, [(world point, world force)])`, matched to
     /// each snapshot by the nearest time.
@@ -203,6 +207,8 @@ enum View {
     Side,
     /// World y to the right, z up, looking along −x.
     Front,
+    /// World x to the right, y up, looking along −z.
+    Top,
 }
 
 impl View {
@@ -210,6 +216,7 @@ impl View {
         match self {
             View::Side => (p.x, p.z),
             View::Front => (p.y, p.z),
+            View::Top => (p.x, p.y),
         }
     }
 
@@ -218,6 +225,7 @@ impl View {
         match self {
             View::Side => p.y,
             View::Front => -p.x,
+            View::Top => -p.z,
         }
     }
 
@@ -225,6 +233,7 @@ impl View {
         match self {
             View::Side => "side (x–z)",
             View::Front => "front (y–z)",
+            View::Top => "top (x–y)",
         }
     }
 }
@@ -253,14 +262,14 @@ const PANEL_BORDER: RGBColor = RGBColor(210, 210, 210);
 pub(super) const GRID: RGBColor = RGBColor(232, 232, 232);
 pub(super) const GROUND_FILL: RGBColor = RGBColor(230, 226, 218);
 pub(super) const GROUND_LINE: RGBColor = RGBColor(120, 110, 95);
+/// The inside of a gap.
+pub(super) const GAP_FILL: RGBColor = RGBColor(90, 84, 76);
 const GHOST: RGBColor = RGBColor(205, 205, 205);
 pub(super) const CONTACT: RGBColor = RGBColor(214, 39, 40);
 const FORCE: RGBColor = RGBColor(44, 160, 44);
 
 /// The largest force arrow, as a fraction of the robot's size.
 const FORCE_ARROW: f64 = 0.35;
-/// Samples of the terrain profile across a panel.
-const TERRAIN_SAMPLES: usize = 240;
 
 /// Panel arrangement and the common window onto the world.
 #[derive(Clone, Copy, Debug)]
@@ -277,8 +286,8 @@ struct Layout {
     height: u32,
     /// Half extents of the window in metres (horizontal, vertical).
     half: (f64, f64),
-    /// Window centres: side-view horizontal, front-view horizontal, vertical.
-    centre: (f64, f64, f64),
+    /// Centre of the motion's bounding box; a view's window is centred on its projection.
+    centre: Vec3,
     /// Spacing of the background grid in metres.
     grid: f64,
 }
@@ -339,19 +348,36 @@ impl Filmstrip {
         let zs = range(all().map(|p| p.z).chain(ground));
         let extent = |r: (f64, f64)| r.1 - r.0;
         let size = extent(xs).max(extent(zs)).max(extent(ys)).max(0.1);
+        // The top view replaces the front view (ARCHITECTURE.md, "The filmstrip's views").
         let front =
             model.base() != BaseKind::Planar && extent(ys) > 0.05 * extent(xs).max(extent(zs));
-        let views = if front {
-            vec![View::Side, View::Front]
-        } else {
-            vec![View::Side]
-        };
+        let top = model.base() == BaseKind::Floating
+            && opts
+                .terrain
+                .as_ref()
+                .is_some_and(|t| !t.boxes.is_empty() || !t.gaps.is_empty());
+        let views: Vec<View> = [
+            Some(View::Side),
+            (front && !top).then_some(View::Front),
+            top.then_some(View::Top),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        // Every view's window shows its projection of the motion's bounding box.
         let pad = 0.06 * size;
-        let wide = extent(xs).max(if front { extent(ys) } else { 0.0 }) + 2.0 * pad;
-        let tall = extent(zs) + 2.0 * pad;
-        let layout = Self::arrange(poses.len().max(1), views.len(), (wide, tall));
+        let spans = Vec3::new(extent(xs), extent(ys), extent(zs));
+        let (wide, tall) = views.iter().fold((0.0, 0.0), |(w, t), v| {
+            let (h, u) = v.project(&spans);
+            (f64::max(w, h), f64::max(t, u))
+        });
+        let layout = Self::arrange(
+            poses.len().max(1),
+            views.len(),
+            (wide + 2.0 * pad, tall + 2.0 * pad),
+        );
         let layout = Layout {
-            centre: (
+            centre: Vec3::new(
                 0.5 * (xs.0 + xs.1),
                 0.5 * (ys.0 + ys.1),
                 0.5 * (zs.0 + zs.1),
@@ -458,7 +484,7 @@ impl Filmstrip {
             width,
             height,
             half,
-            centre: (0.0, 0.0, 0.0),
+            centre: Vec3::zeros(),
             grid: nice_step(2.0 * half.0.max(half.1) / 8.0),
         }
     }
@@ -497,12 +523,9 @@ impl Filmstrip {
             .clone()
             .shrink((s.px(x), s.px(y)), (s.upx(l.panel_w), s.upx(l.panel_h)));
         panel.fill(&PANEL_FILL)?;
-        let h_centre = match view {
-            View::Side => l.centre.0,
-            View::Front => l.centre.1,
-        };
-        let (h0, h1) = (h_centre - l.half.0, h_centre + l.half.0);
-        let (v0, v1) = (l.centre.2 - l.half.1, l.centre.2 + l.half.1);
+        let (hc, vc) = view.project(&l.centre);
+        let (h0, h1) = (hc - l.half.0, hc + l.half.0);
+        let (v0, v1) = (vc - l.half.1, vc + l.half.1);
         let chart = ChartBuilder::on(&panel).build_cartesian_2d(h0..h1, v0..v1)?;
         let world = chart.plotting_area();
         let thin = |c: RGBColor| c.stroke_width(s.upx(1));
@@ -517,23 +540,32 @@ impl Filmstrip {
         for gz in grid_lines(v0, v1) {
             world.draw(&PathElement::new(vec![(h0, gz), (h1, gz)], thin(GRID)))?;
         }
-        if let Some(t) = &self.terrain {
-            // The profile under the robot: along x at its y (side), along y at its x (front).
-            let root = self.poses[pose].root;
-            let profile: Vec<(f64, f64)> = (0..=TERRAIN_SAMPLES)
-                .map(|k| {
-                    let h = h0 + (h1 - h0) * k as f64 / TERRAIN_SAMPLES as f64;
-                    let z = match view {
-                        View::Side => t.height(h, root.y),
-                        View::Front => t.height(root.x, h),
-                    };
-                    (h, z.max(v0))
-                })
-                .collect();
-            let mut area = profile.clone();
-            area.push((h1, v0));
-            area.push((h0, v0));
-            world.draw(&Polygon::new(area, GROUND_FILL.filled()))?;
+        if let (Some(t), View::Top) = (&self.terrain, view) {
+            // The footprints, clipped to the window; one without a y range spans it.
+            let clip = |r: [f64; 2], lo: f64, hi: f64| (r[0].max(lo), r[1].min(hi));
+            let footprint = |x: [f64; 2], y: Option<[f64; 2]>| {
+                let (a, b) = clip(x, h0, h1);
+                let (c, d) = clip(y.unwrap_or([v0, v1]), v0, v1);
+                (a < b && c < d).then_some([(a, c), (b, d)])
+            };
+            for corners in t.gaps.iter().filter_map(|g| footprint(g.x, g.y)) {
+                world.draw(&Rectangle::new(corners, GAP_FILL.filled()))?;
+            }
+            for corners in t.boxes.iter().filter_map(|b| footprint(b.x, b.y)) {
+                world.draw(&Rectangle::new(corners, GROUND_FILL.filled()))?;
+                world.draw(&Rectangle::new(corners, GROUND_LINE.stroke_width(s.upx(2))))?;
+            }
+        } else if let Some(t) = &self.terrain {
+            let profile = section(t, view, &self.poses[pose].root, (h0, h1), (v0, v1));
+            let mut solid = profile.clone();
+            solid.extend([(h1, v0), (h0, v0)]);
+            world.draw(&Polygon::new(solid, GROUND_FILL.filled()))?;
+            // The holes: between the section and the ground level, where it is below.
+            let ground = t.ground.clamp(v0, v1);
+            let mut holes: Vec<(f64, f64)> =
+                profile.iter().map(|&(h, z)| (h, z.min(ground))).collect();
+            holes.extend([(h1, ground), (h0, ground)]);
+            world.draw(&Polygon::new(holes, GAP_FILL.filled()))?;
             world.draw(&PathElement::new(
                 profile,
                 GROUND_LINE.stroke_width(s.upx(2)),
@@ -653,6 +685,51 @@ impl Filmstrip {
     }
 }
 
+/// The terrain's section under `root` across the window `(h0, h1)` of a side or front view:
+/// along x at the root's y (side), along y at its x (front). The surface is flat between the
+/// edges of the boxes and gaps, so the section is exact: a step at each edge, its heights
+/// clamped to the window `(v0, v1)`.
+fn section(
+    t: &Terrain,
+    view: View,
+    root: &Vec3,
+    (h0, h1): (f64, f64),
+    (v0, v1): (f64, f64),
+) -> Vec<(f64, f64)> {
+    let across = view == View::Front;
+    let height = |h: f64| {
+        if across {
+            t.height(root.x, h)
+        } else {
+            t.height(h, root.y)
+        }
+    };
+    // A footprint's edges along the section (none across for one spanning the whole width).
+    let edges = |x: [f64; 2], y: Option<[f64; 2]>| {
+        if across {
+            y.map_or_else(Vec::new, Vec::from)
+        } else {
+            Vec::from(x)
+        }
+    };
+    let mut cuts: Vec<f64> = t
+        .gaps
+        .iter()
+        .flat_map(|g| edges(g.x, g.y))
+        .chain(t.boxes.iter().flat_map(|b| edges(b.x, b.y)))
+        .filter(|h| *h > h0 && *h < h1)
+        .chain([h0, h1])
+        .collect();
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup();
+    cuts.windows(2)
+        .flat_map(|w| {
+            let z = height(0.5 * (w[0] + w[1])).clamp(v0, v1);
+            [(w[0], z), (w[1], z)]
+        })
+        .collect()
+}
+
 /// The closed outline of `points` in `view`: the points in angular order about their centre.
 fn outline(view: View, points: &[Vec3]) -> Vec<(f64, f64)> {
     let mut flat: Vec<(f64, f64)> = points.iter().map(|p| view.project(p)).collect();
@@ -734,6 +811,7 @@ impl Figure for Filmstrip {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact::{Gap, TerrainBox};
     use crate::model::{PendulumSpec, load_urdf, parse_urdf, pendulum_urdf};
     use crate::output::plot::tests::{RASTER, read_figure, temp_dir};
 
@@ -806,6 +884,265 @@ mod tests {
         assert!(svg.contains("side (x–z)") && svg.contains("front (y–z)"));
         assert_eq!(labels(&svg), 10, "five snapshots in two views");
         assert!(svg.contains("left") && svg.contains("right") && svg.contains("contact point"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The quadruped crouched (hip pitch ±0.6, knee ∓1.1) and turned left by 0.2 rad, with its
+    /// feet on z = 0, moved from x = 0 to 0.75 m and drifting to y = 0.05 m in 11 samples over
+    /// 1 s.
+    fn crouched_walk(model: &Model) -> Vec<(f64, Vec<f64>)> {
+        let joint = |name: &str| model.joint_index(name).unwrap();
+        let mut q = vec![0.0; model.dof()];
+        q[joint("base_yaw")] = 0.2;
+        for (leg, sign) in [("fl", 1.0), ("fr", 1.0), ("hl", -1.0), ("hr", -1.0)] {
+            q[joint(&format!("{leg}_hip_pitch"))] = 0.6 * sign;
+            q[joint(&format!("{leg}_knee"))] = -1.1 * sign;
+        }
+        let mut ws = Workspace::new(model);
+        let skeleton = Skeleton::new(model, &mut ws);
+        let feet = Pose::new(model, &mut ws, &skeleton, 0.0, &q).contacts;
+        assert_eq!(feet.len(), 4);
+        q[joint("base_z")] = -feet.iter().map(|p| p.z).fold(f64::INFINITY, f64::min);
+        (0..=10)
+            .map(|k| {
+                let mut q = q.clone();
+                q[joint("base_x")] = 0.075 * f64::from(k);
+                q[joint("base_y")] = 0.005 * f64::from(k);
+                (0.1 * f64::from(k), q)
+            })
+            .collect()
+    }
+
+    /// The two gaps of the quadruped's course, across the whole width, 0.1 m deep.
+    fn two_gaps() -> Terrain {
+        let gap = |x| Gap {
+            x,
+            y: None,
+            depth: 0.1,
+        };
+        Terrain {
+            gaps: vec![gap([0.15, 0.23]), gap([0.40, 0.48])],
+            ..Terrain::default()
+        }
+    }
+
+    /// The value of attribute `name` in the SVG tag `tag`.
+    fn attribute(tag: &str, name: &str) -> String {
+        let tag = format!(" {tag}");
+        let start = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        tag[start..start + tag[start..].find('"').unwrap()].to_string()
+    }
+
+    /// The SVG's `<kind .../>` tags filled with `fill`.
+    fn filled<'a>(svg: &'a str, kind: &str, fill: RGBColor) -> Vec<&'a str> {
+        let fill = format!("fill=\"#{:02X}{:02X}{:02X}\"", fill.0, fill.1, fill.2);
+        svg.split(&format!("<{kind} "))
+            .skip(1)
+            .map(|t| &t[..t.find("/>").unwrap()])
+            .filter(|t| t.contains(&fill))
+            .collect()
+    }
+
+    /// The centres of the circles filled with `fill`.
+    fn circles(svg: &str, fill: RGBColor) -> Vec<(f64, f64)> {
+        filled(svg, "circle", fill)
+            .into_iter()
+            .map(|t| {
+                (
+                    attribute(t, "cx").parse().unwrap(),
+                    attribute(t, "cy").parse().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// `(x, y, width, height)` of the rectangles filled with `fill`.
+    fn rects(svg: &str, fill: RGBColor) -> Vec<[f64; 4]> {
+        filled(svg, "rect", fill)
+            .into_iter()
+            .map(|t| ["x", "y", "width", "height"].map(|a| attribute(t, a).parse().unwrap()))
+            .collect()
+    }
+
+    /// The vertices of the polygons filled with `fill`.
+    fn polygons(svg: &str, fill: RGBColor) -> Vec<Vec<(f64, f64)>> {
+        filled(svg, "polygon", fill)
+            .into_iter()
+            .map(|t| {
+                attribute(t, "points")
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The SVG pixel of the point at `(h, v)` (world coordinates along the panel's horizontal
+    /// and vertical axes) in panel `(row, col)` of `film`, whose window is centred on
+    /// `(hc, vc)`: the horizontal axis to the right, the vertical one up, the window's edges
+    /// on the panel's first and last pixels (as plotters maps them).
+    fn pixel(
+        film: &Filmstrip,
+        (row, col): (usize, usize),
+        (h, v): (f64, f64),
+        (hc, vc): (f64, f64),
+    ) -> (f64, f64) {
+        let l = &film.layout;
+        let (x0, y0) = film.panel_origin(row, col);
+        (
+            f64::from(x0) + (h - (hc - l.half.0)) / (2.0 * l.half.0) * f64::from(l.panel_w - 1),
+            f64::from(y0) + ((vc + l.half.1) - v) / (2.0 * l.half.1) * f64::from(l.panel_h - 1),
+        )
+    }
+
+    fn near(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1.5
+    }
+
+    #[test]
+    fn floating_quadruped_on_gaps_gets_a_top_view_with_the_gaps_drawn() {
+        let dir = temp_dir("filmstrip-quadruped");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/quadruped.urdf");
+        let model = load_urdf(path, BaseKind::Floating).unwrap();
+        let samples = crouched_walk(&model);
+        // One more gap across part of the width only, off the middle, so that a view flipped
+        // or swapped in y shows.
+        let mut terrain = two_gaps();
+        terrain.gaps.push(Gap {
+            x: [0.6, 0.65],
+            y: Some([0.02, 0.09]),
+            depth: 0.1,
+        });
+        let opts = FilmstripOptions {
+            frames: 4,
+            title: "Quadruped".into(),
+            terrain: Some(terrain.clone()),
+            ..FilmstripOptions::default()
+        };
+        let stem = dir.join("gaps");
+        write_filmstrip(&stem, &model, &samples, &opts, RASTER).unwrap();
+        let (svg, _) = read_figure(&stem);
+        assert!(svg.contains("side (x–z)") && svg.contains("top (x–y)"));
+        assert!(
+            !svg.contains("front (y–z)"),
+            "the top view replaces the front view"
+        );
+        let poses = snapshots(&model, &samples, 4);
+        let film = Filmstrip::new(&model, poses, &opts);
+        let top = 1;
+        assert_eq!(film.views, [View::Side, View::Top]);
+        assert_eq!(labels(&svg), 4 * film.views.len());
+        // The top view: each gap a dark rectangle over its x range, the full-width ones over
+        // the panel's height, the other over its y range; the window contains all feet.
+        let drawn = rects(&svg, GAP_FILL);
+        let dots = circles(&svg, CONTACT);
+        assert_eq!(drawn.len(), 4 * 3, "{drawn:?}");
+        let l = &film.layout;
+        for (k, pose) in film.poses.iter().enumerate() {
+            let (row, col) = (k / l.cols * film.views.len() + top, k % l.cols);
+            for gap in &terrain.gaps {
+                let (y0, y1) = gap
+                    .y
+                    .map_or((l.centre.y - l.half.1, l.centre.y + l.half.1), |y| {
+                        (y[0], y[1])
+                    });
+                // Top view: x to the right, y up.
+                let centre = (l.centre.x, l.centre.y);
+                let (a, bottom) = pixel(&film, (row, col), (gap.x[0], y0), centre);
+                let (b, upper) = pixel(&film, (row, col), (gap.x[1], y1), centre);
+                assert!(
+                    drawn.iter().any(|r| near(r[0], a)
+                        && near(r[0] + r[2], b)
+                        && near(r[1], upper)
+                        && near(r[1] + r[3], bottom)),
+                    "gap {gap:?} in panel {k}: expected x {a:.1}..{b:.1}, y {upper:.1}..{bottom:.1} in {drawn:?}"
+                );
+            }
+            // The feet, each a red dot at its (x, y).
+            for p in &pose.contacts {
+                assert!((p.x - l.centre.x).abs() < l.half.0 && (p.y - l.centre.y).abs() < l.half.1);
+                let (a, b) = pixel(&film, (row, col), (p.x, p.y), (l.centre.x, l.centre.y));
+                assert!(
+                    dots.iter().any(|d| near(d.0, a) && near(d.1, b)),
+                    "foot at {p:?} in panel {k}: expected ({a:.1}, {b:.1})"
+                );
+            }
+        }
+        // The side view: the section under the body dips into both full-width gaps (the third
+        // one is off its y = 0 line), with walls at the gaps' edges.
+        let holes = polygons(&svg, GAP_FILL);
+        assert_eq!(holes.len(), 4, "one per side-view panel");
+        // Side view: x to the right, z up.
+        let centre = (l.centre.x, l.centre.z);
+        let (_, ground) = pixel(&film, (0, 0), (0.0, 0.0), centre);
+        let floor = (-0.1f64).max(l.centre.z - l.half.1);
+        let (_, bottom) = pixel(&film, (0, 0), (0.0, floor), centre);
+        assert!(bottom - ground > 5.0, "the gaps' depth is visible");
+        let mut walls: Vec<f64> = holes[0]
+            .iter()
+            .filter(|p| near(p.1, bottom))
+            .map(|p| p.0)
+            .collect();
+        walls.dedup();
+        let expected: Vec<f64> = [0.15, 0.23, 0.40, 0.48]
+            .map(|x| pixel(&film, (0, 0), (x, 0.0), centre).0)
+            .to_vec();
+        assert_eq!(walls.len(), 4, "{walls:?} against {expected:?}");
+        for (w, e) in walls.iter().zip(&expected) {
+            assert!(near(*w, *e), "{walls:?} against {expected:?}");
+        }
+        assert!(expected[1] - expected[0] > 5.0, "an 8 cm gap is visible");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn top_view_only_for_a_floating_robot_on_boxes_or_gaps() {
+        let dir = temp_dir("filmstrip-no-top");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/quadruped.urdf");
+        let quadruped = load_urdf(path, BaseKind::Floating).unwrap();
+        let flat = FilmstripOptions {
+            frames: 3,
+            terrain: Some(Terrain::default()),
+            ..FilmstripOptions::default()
+        };
+        let with_box = FilmstripOptions {
+            terrain: Some(Terrain {
+                boxes: vec![TerrainBox {
+                    x: [0.3, 0.5],
+                    y: Some([-0.3, 0.3]),
+                    top: 0.05,
+                }],
+                ..Terrain::default()
+            }),
+            ..flat.clone()
+        };
+        let walk = crouched_walk(&quadruped);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/planar_biped.urdf");
+        let biped = load_urdf(path, BaseKind::Planar).unwrap();
+        let gaps = FilmstripOptions {
+            terrain: Some(two_gaps()),
+            ..flat.clone()
+        };
+        for (name, model, samples, opts, top) in [
+            ("flat", &quadruped, &walk, &flat, false),
+            ("box", &quadruped, &walk, &with_box, true),
+            ("planar", &biped, &swing(&biped), &gaps, false),
+        ] {
+            let stem = dir.join(name);
+            write_filmstrip(&stem, model, samples, opts, RASTER).unwrap();
+            let svg = read_figure(&stem).0;
+            assert_eq!(svg.contains("top (x–y)"), top, "{name}");
+            // A box is outlined in the top view, and never drawn as a gap.
+            assert!(rects(&svg, GAP_FILL).is_empty(), "{name}");
+            assert_eq!(
+                rects(&svg, GROUND_FILL).len(),
+                if top { 3 } else { 0 },
+                "{name}"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
