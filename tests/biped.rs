@@ -6,70 +6,31 @@
 //! lands, and no leg segment inside the obstacle. The solves themselves are `#[ignore]`d
 //! (minutes in a debug build); README names the commands.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use vito::dynamics::{Workspace, forward_kinematics};
-use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
-use vito::sqp::Status;
-use vito::transcription::{initial_trajectory, solve};
+mod committed;
 
-const FEET: [(&str, [&str; 2]); 2] = [
-    ("left", ["l_heel", "l_toe"]),
-    ("right", ["r_heel", "r_toe"]),
+use committed::{
+    configuration, converges, each_foot_lifts_and_lands, load, meets_the_contact_conditions,
+    result, the_initial_guess_never_lifts_a_foot,
+};
+use std::collections::HashMap;
+use vito::dynamics::{Workspace, forward_kinematics};
+use vito::problem::TrajectoryProblem;
+
+/// Each foot with its contact points.
+const FEET: [(&str, &[&str]); 2] = [
+    ("left", &["l_heel", "l_toe"]),
+    ("right", &["r_heel", "r_toe"]),
 ];
 
 /// The height both points of a foot must clear for the foot to count as lifted (m).
 const LIFTED: f64 = 0.005;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn problem() -> TrajectoryProblem {
     load("biped_walk")
 }
 
-fn load(name: &str) -> TrajectoryProblem {
-    let mut prob = load_problem(
-        &root().join(format!("problems/{name}.yaml")),
-        &ProblemOverrides::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    prob.solver.print_level = 0;
-    prob.solver.progress_bar = false;
-    prob
-}
-
-/// The columns of a CSV file by name.
-fn columns(path: &Path) -> HashMap<String, Vec<f64>> {
-    let mut reader = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    let names: Vec<String> = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .map(str::to_string)
-        .collect();
-    let mut cols: HashMap<String, Vec<f64>> = names.iter().map(|n| (n.clone(), vec![])).collect();
-    for record in reader.records() {
-        let record = record.unwrap();
-        for (name, value) in names.iter().zip(record.iter()) {
-            cols.get_mut(name).unwrap().push(
-                value
-                    .parse()
-                    .unwrap_or_else(|e| panic!("{name}: {value}: {e}")),
-            );
-        }
-    }
-    cols
-}
-
 fn committed() -> HashMap<String, Vec<f64>> {
-    columns(&root().join("results/biped_walk/knots.csv"))
-}
-
-/// The committed `file` of the result `name`.
-fn result(name: &str, file: &str) -> HashMap<String, Vec<f64>> {
-    columns(&root().join(format!("results/{name}/{file}")))
+    result("biped_walk", "knots.csv")
 }
 
 #[test]
@@ -98,104 +59,18 @@ fn the_committed_walk_meets_the_contact_conditions() {
     meets_the_contact_conditions(&problem(), &committed());
 }
 
-/// The contact conditions of [`the_committed_walk_meets_the_contact_conditions`] at the
-/// points `k` of a solution of `prob`. The normal is the terrain's at each contact point
-/// (its distance gradient where the configuration of `k` puts the point: z on the ground,
-/// tilted near the box, where a point in the air still carries the smoothing's force at a
-/// distance), and the friction the force's part across it.
-fn meets_the_contact_conditions(prob: &TrajectoryProblem, k: &HashMap<String, Vec<f64>>) {
-    let contact = prob.contact.as_ref().expect("the problem has terrain");
-    let (scale, mu) = (contact.force_scale, contact.terrain.friction);
-    let mut ws = Workspace::new(&prob.model);
-    for i in 0..k["t"].len() {
-        forward_kinematics(&prob.model, &mut ws, &configuration(prob, k, i));
-        for site in &contact.sites {
-            let p = &site.name;
-            let (fnormal, gap) = (k[&format!("fn_{p}")][i], k[&format!("gap_{p}")][i]);
-            let f = vito::spatial::Vec3::new(
-                k[&format!("f_{p}_x")][i],
-                k[&format!("f_{p}_y")][i],
-                k[&format!("f_{p}_z")][i],
-            );
-            let t = k["t"][i];
-            let product = fnormal / scale * gap.max(0.0);
-            assert!(product <= 1e-6, "{p} at t = {t}: product {product:e}");
-            assert!(gap >= -1e-3, "{p} at t = {t}: gap {gap}");
-            assert!(fnormal >= -1e-6 * scale, "{p}: pulling {fnormal}");
-            let at = ws.body_pose(site.body).transform_point(&site.offset);
-            let normal = contact.terrain.distance(&at).gradient.normalize();
-            let along = f.dot(&normal);
-            assert!(
-                (along - fnormal).abs() <= 1e-6 * scale,
-                "{p} at t = {t}: {along} N along the normal, fn = {fnormal}"
-            );
-            let across = (f - along * normal).norm();
-            assert!(
-                across <= mu * fnormal + 1e-6 * scale,
-                "{p} at t = {t}: friction {across} outside μ·fn = {}",
-                mu * fnormal
-            );
-        }
-    }
-}
-
 /// Each foot leaves the ground (both of its points above [`LIFTED`]) and later lands again
 /// (a normal force on one of its points), so the walk is made of steps, not a shuffle.
 #[test]
 fn each_foot_of_the_committed_walk_lifts_and_lands() {
-    each_foot_lifts_and_lands(&committed());
-}
-
-/// The steps of [`each_foot_of_the_committed_walk_lifts_and_lands`] at the points `k`.
-fn each_foot_lifts_and_lands(k: &HashMap<String, Vec<f64>>) {
-    let touching = |p: &str, i: usize| k[&format!("fn_{p}")][i] > 1.0;
-    for (foot, [heel, toe]) in FEET {
-        let n = k["t"].len();
-        let lifted = (0..n).find(|&i| {
-            k[&format!("gap_{heel}")][i] > LIFTED && k[&format!("gap_{toe}")][i] > LIFTED
-        });
-        let Some(lift) = lifted else {
-            panic!("the {foot} foot never clears {LIFTED} m");
-        };
-        assert!(
-            (lift..n).any(|i| touching(heel, i) || touching(toe, i)),
-            "the {foot} foot lifts at t = {} and never lands",
-            k["t"][lift]
-        );
-    }
+    each_foot_lifts_and_lands(&committed(), &FEET, LIFTED);
 }
 
 /// The starting point is not the gait: in the straight-line guess no foot ever clears
 /// [`LIFTED`] (both feet slide along the ground), while the committed solution lifts each.
 #[test]
 fn the_walks_initial_guess_never_lifts_a_foot() {
-    let prob = problem();
-    let contact = prob.contact.as_ref().expect("the walk has terrain");
-    let times: Vec<f64> = (0..=100)
-        .map(|i| prob.duration * f64::from(i) / 100.0)
-        .collect();
-    let (q, _) = initial_trajectory(&prob, &times).unwrap();
-    let mut ws = Workspace::new(&prob.model);
-    let site = |name: &str| {
-        contact
-            .sites
-            .iter()
-            .find(|s| s.name == name)
-            .unwrap_or_else(|| panic!("no contact point {name}"))
-    };
-    for qt in &q {
-        forward_kinematics(&prob.model, &mut ws, qt);
-        for (foot, points) in FEET {
-            let heights = points.map(|p| {
-                let s = site(p);
-                ws.body_pose(s.body).transform_point(&s.offset).z - s.radius
-            });
-            assert!(
-                heights.iter().any(|&h| h <= LIFTED),
-                "the guess lifts the {foot} foot: {heights:?}"
-            );
-        }
-    }
+    the_initial_guess_never_lifts_a_foot(&problem(), &FEET, LIFTED);
 }
 
 /// The solve from the problem's own starting point ends `Converged`
@@ -204,21 +79,6 @@ fn the_walks_initial_guess_never_lifts_a_foot() {
 #[ignore = "a solve of minutes in a debug build; run with --release -- --ignored"]
 fn the_walk_converges() {
     converges(&problem());
-}
-
-/// Solves `prob` from its own starting point: `Converged`, products within 10⁻⁶, no point
-/// deeper than 1 mm.
-fn converges(prob: &TrajectoryProblem) {
-    let outcome = solve(prob, &mut std::io::sink()).unwrap();
-    assert_eq!(
-        outcome.result.status,
-        Status::Converged,
-        "{}",
-        outcome.result.message
-    );
-    let c = outcome.contact.expect("contact residuals");
-    assert!(c.largest_complementarity_product <= 1e-6, "{c:?}");
-    assert!(c.deepest_penetration <= 1e-3, "{c:?}");
 }
 
 const JUMP: &str = "biped_obstacle_jump";
@@ -262,15 +122,6 @@ fn the_committed_jump_starts_at_0_26_and_averages_0_9_m_per_s() {
             obstacle.x[1]
         );
     }
-}
-
-/// The configuration of row `i` of a result's columns, in the model's joint order.
-fn configuration(prob: &TrajectoryProblem, k: &HashMap<String, Vec<f64>>, i: usize) -> Vec<f64> {
-    prob.model
-        .joint_names()
-        .iter()
-        .map(|j| k[&format!("q_{j}")][i])
-        .collect()
 }
 
 /// Segment ends of one leg in the x–z plane: hip, knee, ankle, heel, toe.
@@ -395,7 +246,7 @@ fn the_committed_jump_meets_the_contact_conditions() {
 /// The jump is made of steps too: each foot lifts and lands.
 #[test]
 fn each_foot_of_the_committed_jump_lifts_and_lands() {
-    each_foot_lifts_and_lands(&result(JUMP, "knots.csv"));
+    each_foot_lifts_and_lands(&result(JUMP, "knots.csv"), &FEET, LIFTED);
 }
 
 /// The jump's solve from its documented start (the warm start of `initial_guess`) ends
