@@ -79,6 +79,12 @@ pub struct Settings {
     /// names none: a smoothed solution's products are `μ²` exactly, so that level meets the
     /// tolerance with the margin squared to spare. In `(0, 1]`.
     pub smoothing_margin: f64,
+    /// `κ` of the inexact smoothing levels: every level but the last ends once the scaled
+    /// dual infeasibility and the constraint violation are within `max(tolerance, κ·μ)` (and
+    /// the constraint tolerance's counterpart), as IPOPT ends a barrier subproblem at `κ_ε·μ`;
+    /// the last level meets the tolerances themselves. `0` (the default) solves every level to
+    /// the tolerances. `≥ 0`.
+    pub smoothing_level_tolerance: f64,
     /// The algorithm's constants (line search, inertia control, working-set QP); the defaults
     /// are what the tests and benchmarks were measured with.
     pub tuning: Tuning,
@@ -275,6 +281,7 @@ impl Default for Settings {
             relaxation_decrease: 0.1,
             smoothing_decrease: 0.1,
             smoothing_margin: 0.5,
+            smoothing_level_tolerance: 0.0,
             tuning: Tuning::default(),
         }
     }
@@ -339,6 +346,13 @@ impl Settings {
                 "smoothing_margin",
                 self.smoothing_margin,
                 "must lie in (0, 1]",
+            ));
+        }
+        if !(self.smoothing_level_tolerance >= 0.0 && self.smoothing_level_tolerance.is_finite()) {
+            return Err(invalid(
+                "smoothing_level_tolerance",
+                self.smoothing_level_tolerance,
+                "must be finite and not negative",
             ));
         }
         self.tuning.validate()?;

@@ -102,6 +102,22 @@ impl Solver {
         self
     }
 
+    /// The same solver with its tolerances loosened to at least `tolerance` (dual
+    /// infeasibility) and `constraint_tolerance`, the acceptable ones with them.
+    pub fn loosened(&self, tolerance: f64, constraint_tolerance: f64) -> Self {
+        let mut settings = self.settings.clone();
+        settings.tolerance = settings.tolerance.max(tolerance);
+        settings.constraint_tolerance = settings.constraint_tolerance.max(constraint_tolerance);
+        settings.acceptable_tolerance = settings.acceptable_tolerance.max(settings.tolerance);
+        settings.acceptable_constraint_tolerance = settings
+            .acceptable_constraint_tolerance
+            .max(settings.constraint_tolerance);
+        Self {
+            settings,
+            qp_solver: self.qp_solver.clone(),
+        }
+    }
+
     /// The settings in use.
     pub fn settings(&self) -> &Settings {
         &self.settings

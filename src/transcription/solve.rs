@@ -186,14 +186,21 @@ fn run<N: Transcription>(
     } else {
         vec![None]
     };
-    for level in levels {
+    let last = levels.len() - 1;
+    for (i, level) in levels.into_iter().enumerate() {
         if let Some(mu) = level {
             nlp.set_smoothing(mu);
         }
         if let Some(prev) = &total {
             nlp.set_start(&prev.x);
         }
-        let mut result = solver.solve_with_observer(nlp, observer)?;
+        let kappa = prob.solver.smoothing_level_tolerance;
+        let mut result = match level {
+            Some(mu) if i < last && kappa > 0.0 => solver
+                .loosened(kappa * mu, kappa * mu)
+                .solve_with_observer(nlp, observer)?,
+            _ => solver.solve_with_observer(nlp, observer)?,
+        };
         if let Some(prev) = total.take() {
             let offset = prev.iterations;
             for h in &mut result.history {
