@@ -170,8 +170,9 @@ fn smoothing_levels(method: ComplementarityMethod, settings: &Settings) -> Vec<O
 }
 
 /// Solves a transcribed `nlp` (once, or along the smoothing levels of its contact
-/// complementarity, each solve started where the last ended; the result then sums their
-/// iterations, times and histories) and reads its trajectory back.
+/// complementarity, each solve started where the last ended, every level but the last to
+/// `smoothing_level_tolerance · μ` when that is set; the result then sums their iterations,
+/// times and histories) and reads its trajectory back.
 fn run<N: Transcription>(
     solver: &Solver,
     observer: &mut LogObserver<'_>,

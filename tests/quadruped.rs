@@ -1,0 +1,264 @@
+//! The quadruped of seed 000 §6.2 (issue 15): the flat walk (`problems/quadruped_walk.yaml`)
+//! and the walk across two gaps (`problems/quadruped_gaps.yaml`), checked on their committed
+//! results (`results/<name>/knots.csv`, the transcription's own points, and
+//! `trajectory.csv`, its interpolant) by reading the files alone: the status, the contact
+//! conditions recomputed from the written forces and gaps, a gait in which each foot lifts and
+//! lands, no foot inside a gap, and every foot past both gaps at the end. The solves
+//! themselves are `#[ignore]`d (minutes in release); README names the commands. The gaps
+//! walk has no converged result yet (its last smoothing level ends `TimeLimit`, README
+//! "Contact"), so its checks are `#[ignore]`d until `results/quadruped_gaps/` exists.
+
+mod committed;
+
+use committed::{
+    configuration, converges, each_foot_lifts_and_lands, load, meets_the_contact_conditions,
+    report, result, the_initial_guess_never_lifts_a_foot,
+};
+use vito::dynamics::{Workspace, forward_kinematics};
+
+const WALK: &str = "quadruped_walk";
+const GAPS: &str = "quadruped_gaps";
+
+/// The four point feet, each its own contact point.
+const FEET: [(&str, &[&str]); 4] = [
+    ("front left", &["fl_foot"]),
+    ("front right", &["fr_foot"]),
+    ("hind left", &["hl_foot"]),
+    ("hind right", &["hr_foot"]),
+];
+
+/// The height a foot must clear to count as lifted (m): a thousand times the largest gap
+/// under a foot carrying a force (4·10⁻⁶ m on the flat walk, the smoothing's `μ²/f`). The flat
+/// walk's steps are short and low: at most 3 mm (problems/README.md, "The quadruped").
+const LIFTED: f64 = 0.001;
+
+/// Foot sphere radius (robots/quadruped.urdf).
+const FOOT_RADIUS: f64 = 0.01;
+
+/// How far the interpolant's foot may dip below a surface between the transcription's points
+/// (m): the penetration tolerance of issue 15.
+const DIP: f64 = 1e-3;
+
+/// Issue 15's status and contact residuals, as the committed `report.json` of `name` records
+/// them, and the contact conditions and the steps recomputed from its `knots.csv`.
+fn is_a_converged_walk(name: &str) {
+    let r = report(name);
+    assert_eq!(r["status"], "Converged", "{name}: {}", r["status"]);
+    let c = &r["contact"];
+    let product = c["largest_complementarity_product"].as_f64().unwrap();
+    let depth = c["deepest_penetration"].as_f64().unwrap();
+    assert!(product <= 1e-6, "{name}: product {product}");
+    assert!(depth <= 1e-3, "{name}: penetration {depth}");
+    let k = result(name, "knots.csv");
+    meets_the_contact_conditions(&load(name), &k);
+    each_foot_lifts_and_lands(&k, &FEET, LIFTED);
+}
+
+#[test]
+fn the_committed_flat_walk_converged_and_steps() {
+    is_a_converged_walk(WALK);
+}
+
+#[test]
+#[ignore = "results/quadruped_gaps is not converged yet (issue 15)"]
+fn the_committed_gaps_walk_converged_and_steps() {
+    is_a_converged_walk(GAPS);
+}
+
+/// The flat walk starts from the straight line (the body sliding forward, every joint still):
+/// all four feet stay on the ground in it; the gaps walk starts from the flat walk's result.
+#[test]
+fn the_flat_walks_initial_guess_never_lifts_a_foot() {
+    the_initial_guess_never_lifts_a_foot(&load(WALK), &FEET, LIFTED);
+}
+
+/// A rotation about x, y or z by `a` as a row-major 3 × 3 matrix.
+fn rotation(axis: usize, a: f64) -> [[f64; 3]; 3] {
+    let (c, s) = (a.cos(), a.sin());
+    match axis {
+        0 => [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]],
+        1 => [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]],
+        _ => [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]],
+    }
+}
+
+fn multiply(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    let mut m = [[0.0; 3]; 3];
+    for (i, row) in m.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = (0..3).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    m
+}
+
+fn apply(r: &[[f64; 3]; 3], p: [f64; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|i| (0..3).map(|k| r[i][k] * p[k]).sum())
+}
+
+/// The foot sphere centre of one leg by the hand-written chain of robots/quadruped.urdf: the
+/// body at `base` (x, y, z, yaw, pitch, roll; orientation `Rz Ry Rx`), the hip roll joint at
+/// (±0.101, ±0.03625, 0) about x, the hip pitch 0.0236 m outboard about y, the knee 0.0751 m
+/// below it about y, the foot 0.102 m below the knee; `front` and `left` choose the signs.
+fn chain_foot(base: &[f64], joints: [f64; 3], front: bool, left: bool) -> [f64; 3] {
+    let (sx, sy) = (
+        if front { 1.0 } else { -1.0 },
+        if left { 1.0 } else { -1.0 },
+    );
+    let body = multiply(
+        &multiply(&rotation(2, base[3]), &rotation(1, base[4])),
+        &rotation(0, base[5]),
+    );
+    let hip = multiply(&body, &rotation(0, joints[0]));
+    let upper = multiply(&hip, &rotation(1, joints[1]));
+    let lower = multiply(&upper, &rotation(1, joints[2]));
+    let mut p = [base[0], base[1], base[2]];
+    for (r, offset) in [
+        (&body, [sx * 0.101, sy * 0.03625, 0.0]),
+        (&hip, [0.0, sy * 0.0236, 0.0]),
+        (&upper, [0.0, 0.0, -0.0751]),
+        (&lower, [0.0, 0.0, -0.102]),
+    ] {
+        let d = apply(r, offset);
+        p = [0, 1, 2].map(|i| p[i] + d[i]);
+    }
+    p
+}
+
+/// The foot sphere centres at every sample of the committed `trajectory.csv` of `name` (10
+/// per stage), by the model's kinematics, each checked against [`chain_foot`] to 1e-12 m:
+/// `(t, [fl, fr, hl, hr])`.
+fn feet_over_time(name: &str) -> Vec<(f64, [[f64; 3]; 4])> {
+    let prob = load(name);
+    let k = result(name, "trajectory.csv");
+    let mut ws = Workspace::new(&prob.model);
+    let base = ["x", "y", "z", "yaw", "pitch", "roll"];
+    (0..k["t"].len())
+        .map(|i| {
+            forward_kinematics(&prob.model, &mut ws, &configuration(&prob, &k, i));
+            let b: Vec<f64> = base.iter().map(|c| k[&format!("q_base_{c}")][i]).collect();
+            let feet = [
+                ("fl", true, true),
+                ("fr", true, false),
+                ("hl", false, true),
+                ("hr", false, false),
+            ]
+            .map(|(leg, front, left)| {
+                let site = prob
+                    .model
+                    .contact_points()
+                    .iter()
+                    .find(|c| c.name == format!("{leg}_foot"))
+                    .unwrap_or_else(|| panic!("{leg}_foot"));
+                let p = ws.body_pose(site.body).transform_point(&site.offset);
+                let joint = |j: &str| k[&format!("q_{leg}_{j}")][i];
+                let chain = chain_foot(
+                    &b,
+                    [joint("hip_roll"), joint("hip_pitch"), joint("knee")],
+                    front,
+                    left,
+                );
+                let d = ((p.x - chain[0]).powi(2)
+                    + (p.y - chain[1]).powi(2)
+                    + (p.z - chain[2]).powi(2))
+                .sqrt();
+                assert!(d < 1e-12, "{leg} at t = {}: {p:?} vs {chain:?}", k["t"][i]);
+                [p.x, p.y, p.z]
+            });
+            (k["t"][i], feet)
+        })
+        .collect()
+}
+
+/// The flat walk's feet, by the model's kinematics checked against the hand-written chain at
+/// every sample: each ends 0.75 m ahead of where it started (the end pose is the start's moved
+/// by 0.75 m), on the ground at both ends.
+#[test]
+fn every_foot_of_the_committed_flat_walk_ends_0_75_m_ahead() {
+    let feet = feet_over_time(WALK);
+    let (first, last) = (&feet[0].1, &feet[feet.len() - 1].1);
+    for (f, (a, b)) in first.iter().zip(last).enumerate() {
+        let moved = b[0] - a[0];
+        assert!(
+            (moved - 0.75).abs() < 1e-6,
+            "the {} foot moved {moved} m",
+            FEET[f].0
+        );
+        for p in [a, b] {
+            let bottom = p[2] - FOOT_RADIUS;
+            assert!(
+                bottom.abs() < 1e-3,
+                "the {} foot stands {bottom} m up",
+                FEET[f].0
+            );
+        }
+    }
+}
+
+/// Issue 15: no foot is ever in a gap. Wherever a foot sphere's centre is over a gap's
+/// footprint, its lowest point is not below the ground surface (within [`DIP`]), at every
+/// sample of the interpolant; and every foot does pass over both gaps.
+#[test]
+#[ignore = "results/quadruped_gaps is not converged yet (issue 15)"]
+fn no_foot_of_the_committed_gaps_walk_enters_a_gap() {
+    let prob = load(GAPS);
+    let contact = prob.contact.as_ref().expect("the walk has terrain");
+    let terrain = &contact.terrain;
+    assert_eq!(terrain.gaps.len(), 2, "two gaps");
+    let mut crossed = [[false; 2]; 4];
+    for (t, feet) in feet_over_time(GAPS) {
+        for (f, p) in feet.iter().enumerate() {
+            for (g, gap) in terrain.gaps.iter().enumerate() {
+                if p[0] > gap.x[0] && p[0] < gap.x[1] {
+                    crossed[f][g] = true;
+                    let bottom = p[2] - FOOT_RADIUS;
+                    assert!(
+                        bottom >= terrain.ground - DIP,
+                        "the {} foot is {} m below the ground over gap {g} at t = {t}",
+                        FEET[f].0,
+                        terrain.ground - bottom
+                    );
+                }
+            }
+        }
+    }
+    for (f, c) in crossed.iter().enumerate() {
+        assert!(
+            c[0] && c[1],
+            "the {} foot never passes over both gaps: {c:?}",
+            FEET[f].0
+        );
+    }
+}
+
+/// Issue 15: each foot ends past the second gap (its whole sphere beyond the gap's far edge).
+#[test]
+#[ignore = "results/quadruped_gaps is not converged yet (issue 15)"]
+fn every_foot_of_the_committed_gaps_walk_ends_past_the_second_gap() {
+    let prob = load(GAPS);
+    let far = prob.contact.as_ref().expect("terrain").terrain.gaps[1].x[1];
+    let (t, feet) = *feet_over_time(GAPS).last().expect("samples");
+    for (f, p) in feet.iter().enumerate() {
+        assert!(
+            p[0] - FOOT_RADIUS > far,
+            "the {} foot ends at x = {} (t = {t}), not past the second gap's far edge {far}",
+            FEET[f].0,
+            p[0]
+        );
+    }
+}
+
+/// The flat walk's solve from the straight line ends `Converged`
+/// (`cargo test --release --test quadruped -- --ignored`).
+#[test]
+#[ignore = "a solve of minutes in release; run with --release -- --ignored"]
+fn the_flat_walk_converges() {
+    converges(&load(WALK));
+}
+
+/// The gaps walk's solve from its documented start (the flat walk's result) ends `Converged`.
+#[test]
+#[ignore = "a solve of half an hour in release; it ends TimeLimit today (issue 15)"]
+fn the_gaps_walk_converges() {
+    converges(&load(GAPS));
+}
