@@ -5,7 +5,7 @@
 //! conditions recomputed from the written forces and gaps, a gait in which each foot lifts and
 //! lands, no foot inside a gap, and every foot past both gaps at the end. The solves
 //! themselves are `#[ignore]`d (minutes in release); README names the commands. The gaps
-//! walk has no converged result yet (its last smoothing level ends `TimeLimit`, README
+//! walk has no converged result yet (its last smoothing level ends `MaxIterations`, README
 //! "Contact"), so its checks are `#[ignore]`d until `results/quadruped_gaps/` exists.
 
 mod committed;
@@ -258,7 +258,7 @@ fn the_flat_walk_converges() {
 
 /// The gaps walk's solve from its documented start (the flat walk's result) ends `Converged`.
 #[test]
-#[ignore = "a solve of half an hour in release; it ends TimeLimit today (issue 15)"]
+#[ignore = "a solve of 11 minutes in release; it ends MaxIterations today (issue 15)"]
 fn the_gaps_walk_converges() {
     converges(&load(GAPS));
 }
