@@ -183,7 +183,7 @@ fn run<N: Transcription>(
     let mut total: Option<SqpResult> = None;
     // Without contact there is nothing to smooth: one solve, whatever the method.
     let levels = if prob.contact.is_some() {
-        smoothing_levels(prob.complementarity, &prob.solver)
+        smoothing_levels(prob.complementarity, solver.settings())
     } else {
         vec![None]
     };
@@ -195,7 +195,7 @@ fn run<N: Transcription>(
         if let Some(prev) = &total {
             nlp.set_start(&prev.x);
         }
-        let kappa = prob.solver.smoothing_level_tolerance;
+        let kappa = solver.settings().smoothing_level_tolerance;
         let mut result = match level {
             Some(mu) if i < last && kappa > 0.0 => solver
                 .loosened(kappa * mu, kappa * mu)
