@@ -570,7 +570,23 @@ fn obstacle_clearance_loads_its_samples_and_names_bad_fields() {
     assert_eq!(*margin, 0.01);
     let z: Vec<f64> = samples.iter().map(|s| s.placement.translation.z).collect();
     assert_eq!(z, [0.05, 0.0, -0.05]);
-    let cases: [(&str, String, &[&str]); 4] = [
+    // One sample where `to` is `from`, over a terrain with a gap and no box.
+    let gap = "terrain: {friction: 0.5, gaps: [{x: [0.3, 0.5], depth: 0.1}]}\n";
+    let p = write(
+        "clearance_gap.yaml",
+        &format!(
+            "{BOX}{gap}constraints:\n  - obstacle_clearance: {{frame: box, from: [0, 0, -0.05], \
+             to: [0, 0, -0.05], samples: 1, margin: 0.01}}\n"
+        ),
+    );
+    let prob = load_problem(&p, &ProblemOverrides::default()).unwrap();
+    let vito::problem::PathConstraint::ObstacleClearance { samples, .. } = &prob.constraints[0]
+    else {
+        panic!("{:?}", prob.constraints[0]);
+    };
+    assert_eq!(samples.len(), 1);
+    assert_eq!(samples[0].placement.translation.z, -0.05);
+    let cases: [(&str, String, &[&str]); 5] = [
         (
             "clearance_terrain.yaml",
             format!(
@@ -583,6 +599,11 @@ fn obstacle_clearance_loads_its_samples_and_names_bad_fields() {
             "clearance_samples.yaml",
             clearance("from: [0, 0, 0], to: [0, 0, 1], samples: 1, margin: 0"),
             &["constraints[0].obstacle_clearance.samples", "1"],
+        ),
+        (
+            "clearance_no_samples.yaml",
+            clearance("from: [0, 0, 0], to: [0, 0, 0], samples: 0, margin: 0"),
+            &["constraints[0].obstacle_clearance.samples", "0"],
         ),
         (
             "clearance_margin.yaml",

@@ -91,6 +91,12 @@ const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: f
 duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
 terrain: {friction: 0.6, edge_radius: 0.03, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
 
+/// Clearance from the gap of [`QUADRUPED_CONTACT`]: the front left foot's centre (one
+/// sample) near the opening's corner, a short segment of the front right foot.
+const QUADRUPED_CLEARANCE: &str = "constraints:\n  \
+- obstacle_clearance: {frame: fl_foot, from: [0, 0, 0], to: [0, 0, 0], samples: 1, margin: 0.01}\n  \
+- obstacle_clearance: {frame: fr_foot, from: [0, 0, 0], to: [0.02, 0, -0.01], samples: 2, margin: 0.01}\n";
+
 /// The humanoid on its right foot (stance wrench, cone and held pose at every point, the pose
 /// rows at the first point too since `initial.q` is free), the left foot kept above the
 /// ground, the palm pulled to a point.
@@ -144,7 +150,9 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     );
     let relaxed = problem(
         "br.yaml",
-        &format!("{QUADRUPED_CONTACT}complementarity: {{method: relaxation}}\n"),
+        &format!(
+            "{QUADRUPED_CONTACT}{QUADRUPED_CLEARANCE}complementarity: {{method: relaxation}}\n"
+        ),
     );
     vec![
         ("humanoid stance simpson".into(), humanoid_stance, 2),

@@ -240,13 +240,13 @@ pub enum PathConstraint {
         axes: Vec<(Vec3, f64, f64)>,
     },
     /// `d_B(p_s(q)) ≥ margin` at every point, for samples `p_s` along a body segment and every
-    /// terrain box `B` (`d_B` the Euclidean distance to the box).
+    /// terrain box and gap opening `B` (`d_B` the Euclidean distance to it).
     ObstacleClearance {
         /// Frame name.
         name: String,
         /// The samples, evenly spaced from `from` to `to` in the frame.
         samples: Vec<BodyPoint>,
-        /// Smallest distance to a box (m).
+        /// Smallest distance to an obstacle (m).
         margin: f64,
     },
     /// `q_a − ratio · q_b − offset = 0` at every control point.
@@ -1073,22 +1073,29 @@ pub fn load_problem(
         }
         if let Some(o) = &c.obstacle_clearance {
             let f = format!("{field}.obstacle_clearance");
-            if contact.as_ref().is_none_or(|c| c.terrain.boxes.is_empty()) {
-                return Err(ctx.invalid(&f, "needs a terrain with at least one box"));
-            }
-            if o.samples < 2 {
-                return Err(ctx.invalid(
-                    &format!("{f}.samples"),
-                    format!("needs at least 2 samples (both ends), got {}", o.samples),
-                ));
+            if contact
+                .as_ref()
+                .is_none_or(|c| c.terrain.boxes.is_empty() && c.terrain.gaps.is_empty())
+            {
+                return Err(ctx.invalid(&f, "needs a terrain with at least one box or gap"));
             }
             let margin = ctx.nonnegative(&format!("{f}.margin"), o.margin)?;
             let from = finite3(&ctx, &format!("{f}.from"), o.from)?;
             let to = finite3(&ctx, &format!("{f}.to"), o.to)?;
+            if o.samples < 2 && (o.samples == 0 || from != to) {
+                return Err(ctx.invalid(
+                    &format!("{f}.samples"),
+                    format!(
+                        "needs at least 2 samples (both ends), or 1 with `to` equal to `from`, \
+                         got {}",
+                        o.samples
+                    ),
+                ));
+            }
             let frame = ctx.point(&format!("{f}.frame"), &o.frame)?;
             let samples = (0..o.samples)
                 .map(|k| {
-                    let s = k as f64 / (o.samples - 1) as f64;
+                    let s = k as f64 / (o.samples - 1).max(1) as f64;
                     BodyPoint {
                         body: frame.body,
                         placement: frame

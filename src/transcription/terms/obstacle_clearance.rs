@@ -1,10 +1,15 @@
 //! `d_B(p_s(q)) ≥ margin` at every point, for every sample `p_s` of a body segment and every
-//! terrain box `B`: a leg kept out of an obstacle without touching it.
+//! obstacle `B` of the terrain: a leg kept out of a box without touching it, a foot kept
+//! above the ground level where a gap is.
 //!
-//! `d_B` is the exact Euclidean distance to the box's sharp solid `x ∈ [x₀, x₁]`,
-//! `y ∈ [y₀, y₁]` (or all `y`), `z ≤ top` (not the terrain's rounded surface, which lies up to
-//! `(√2 − 1) r` inside the sharp corners), so a sample that meets its row is outside the box
-//! itself. The segment between samples is outside too when the margin is at least half their
+//! The obstacles are the terrain's boxes and its gaps' openings. `d_B` is the exact Euclidean
+//! distance to the box's sharp solid `x ∈ [x₀, x₁]`, `y ∈ [y₀, y₁]` (or all `y`), `z ≤ top`
+//! (not the terrain's rounded surface, which lies up to `(√2 − 1) r` inside the sharp
+//! corners), so a sample that meets its row is outside the box itself; or to a gap's opening,
+//! the air over its footprint below the ground level, `x ∈ [x₀, x₁]`, `y ∈ [y₀, y₁]` (or all
+//! `y`), `ground − depth ≤ z ≤ ground`: a foot's centre kept its radius from it never hangs
+//! below the ground over the gap, and may still stand on the gap's edge (the opening's corner
+//! is the sharp edge, outside the rounded surface). The segment between samples is outside too when the margin is at least half their
 //! spacing: `d_B` is 1-Lipschitz, and every point of the segment is within half a spacing of a
 //! sample. Outside the box `d_B` is continuously differentiable (the distance to a convex set);
 //! its Hessian is the terms' central difference of the exact row gradient
@@ -13,7 +18,7 @@
 use super::{
     Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern, point_velocity_column,
 };
-use crate::contact::{Distance, TerrainBox};
+use crate::contact::{Distance, Gap, TerrainBox};
 use crate::dynamics::frame_jacobian;
 use crate::problem::{BodyPoint, PathConstraint, TrajectoryProblem};
 use crate::spatial::Vec3;
@@ -21,7 +26,7 @@ use crate::transcription::common::frame_origin;
 
 struct ObstacleClearance {
     samples: Vec<BodyPoint>,
-    /// Per box: the lower and upper corners of its solid.
+    /// Per obstacle (boxes, then gap openings): its lower and upper corners.
     boxes: Vec<(Vec3, Vec3)>,
     margin: f64,
     chain: Vec<usize>,
@@ -37,12 +42,27 @@ fn solid(b: &TerrainBox) -> (Vec3, Vec3) {
     )
 }
 
-/// Adds one term per obstacle-clearance constraint (none without terrain boxes).
+/// The opening of a gap in ground at height `ground`: its footprint, from its floor up to the
+/// ground level.
+fn opening(g: &Gap, ground: f64) -> (Vec3, Vec3) {
+    let (y0, y1) =
+        g.y.map_or((f64::NEG_INFINITY, f64::INFINITY), |y| (y[0], y[1]));
+    (
+        Vec3::new(g.x[0], y0, ground - g.depth),
+        Vec3::new(g.x[1], y1, ground),
+    )
+}
+
+/// Adds one term per obstacle-clearance constraint (none without terrain).
 pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>) {
     let boxes: Vec<(Vec3, Vec3)> = prob
         .contact
         .as_ref()
-        .map(|c| c.terrain.boxes.iter().map(solid).collect())
+        .map(|c| {
+            let t = &c.terrain;
+            let openings = t.gaps.iter().map(|g| opening(g, t.ground));
+            t.boxes.iter().map(solid).chain(openings).collect()
+        })
         .unwrap_or_default();
     for c in &prob.constraints {
         if let PathConstraint::ObstacleClearance {
@@ -166,5 +186,32 @@ mod tests {
         }
         let inside = Distance::to_box(&Vec3::new(0.45, 0.0, 0.1), &lower, &upper);
         assert!((inside.value + 0.05).abs() < 1e-14, "{}", inside.value);
+    }
+
+    /// The distance to a gap's opening: above it the height over the ground level, beside it
+    /// on the ground the distance to its edge, diagonally off the edge the distance to the
+    /// corner, and inside it the (negative) distance to the nearest of its floor, walls and
+    /// ground level.
+    #[test]
+    fn the_opening_distance_is_the_distance_to_the_air_below_the_ground_level() {
+        let g = Gap {
+            x: [0.15, 0.23],
+            y: None,
+            depth: 0.1,
+        };
+        let (lower, upper) = opening(&g, 0.02);
+        for (p, expected) in [
+            (Vec3::new(0.19, 0.3, 0.05), 0.03),
+            (Vec3::new(0.1, 0.0, 0.02), 0.05),
+            (
+                Vec3::new(0.26, 0.0, 0.06),
+                (0.03f64.powi(2) + 0.04f64.powi(2)).sqrt(),
+            ),
+            (Vec3::new(0.16, 0.0, -0.02), -0.01),
+            (Vec3::new(0.19, 0.0, 0.015), -0.005),
+        ] {
+            let d = Distance::to_box(&p, &lower, &upper);
+            assert!((d.value - expected).abs() < 1e-14, "{p:?}: {}", d.value);
+        }
     }
 }
