@@ -4,9 +4,7 @@
 //! `trajectory.csv`, its interpolant) by reading the files alone: the status, the contact
 //! conditions recomputed from the written forces and gaps, a gait in which each foot lifts and
 //! lands, no foot inside a gap, and every foot past both gaps at the end. The solves
-//! themselves are `#[ignore]`d (minutes in release); README names the commands. The gaps
-//! walk converges, but its feet skim across the gaps below the ground surface (README
-//! "Contact"), so the check that no foot is in a gap is `#[ignore]`d.
+//! themselves are `#[ignore]`d (minutes in release); README names the commands.
 
 mod committed;
 
@@ -251,7 +249,6 @@ fn the_gap_measure_tells_standing_on_an_edge_from_being_in_the_gap() {
 /// interpolant whose foot centre is over a gap's footprint), and every foot does pass over
 /// both gaps.
 #[test]
-#[ignore = "the committed gaps walk's feet skim across the gaps below the ground (issue 15)"]
 fn no_foot_of_the_committed_gaps_walk_enters_a_gap() {
     let prob = load(GAPS);
     let terrain = &prob.contact.as_ref().expect("the walk has terrain").terrain;
