@@ -9,9 +9,9 @@
 //! the air over its footprint below the ground level, `x ∈ [x₀, x₁]`, `y ∈ [y₀, y₁]` (or all
 //! `y`), `ground − depth ≤ z ≤ ground`: a foot's centre kept its radius from it never hangs
 //! below the ground over the gap, and may still stand on the gap's edge (the opening's corner
-//! is the sharp edge, outside the rounded surface). The segment between samples is outside too when the margin is at least half their
-//! spacing: `d_B` is 1-Lipschitz, and every point of the segment is within half a spacing of a
-//! sample. Outside the box `d_B` is continuously differentiable (the distance to a convex set);
+//! is the sharp edge, outside the rounded surface). The segment between samples is outside
+//! too when the margin is at least half their spacing: `d_B` is 1-Lipschitz, and every point
+//! of the segment is within half a spacing of a sample. Outside the box `d_B` is continuously differentiable (the distance to a convex set);
 //! its Hessian is the terms' central difference of the exact row gradient
 //! `∇d_Bᵀ J_s(q)`.
 
@@ -27,7 +27,7 @@ use crate::transcription::common::frame_origin;
 struct ObstacleClearance {
     samples: Vec<BodyPoint>,
     /// Per obstacle (boxes, then gap openings): its lower and upper corners.
-    boxes: Vec<(Vec3, Vec3)>,
+    obstacles: Vec<(Vec3, Vec3)>,
     margin: f64,
     chain: Vec<usize>,
 }
@@ -55,7 +55,7 @@ fn opening(g: &Gap, ground: f64) -> (Vec3, Vec3) {
 
 /// Adds one term per obstacle-clearance constraint (none without terrain).
 pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>) {
-    let boxes: Vec<(Vec3, Vec3)> = prob
+    let obstacles: Vec<(Vec3, Vec3)> = prob
         .contact
         .as_ref()
         .map(|c| {
@@ -74,7 +74,7 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
             };
             terms.push(Box::new(ObstacleClearance {
                 samples: samples.clone(),
-                boxes: boxes.clone(),
+                obstacles: obstacles.clone(),
                 margin: *margin,
                 chain: chain(&prob.model, first.body),
             }));
@@ -84,7 +84,7 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
 
 impl ObstacleClearance {
     fn distance(&self, b: usize, p: &Vec3) -> Distance {
-        let (lower, upper) = &self.boxes[b];
+        let (lower, upper) = &self.obstacles[b];
         Distance::to_box(p, lower, upper)
     }
 }
@@ -94,7 +94,7 @@ impl PointTerm for ObstacleClearance {
         if p.fixed_configuration {
             0
         } else {
-            self.samples.len() * self.boxes.len()
+            self.samples.len() * self.obstacles.len()
         }
     }
 
@@ -132,7 +132,7 @@ impl PointTerm for ObstacleClearance {
                     &mut scratch.frame_jacobian,
                 );
             }
-            for b in 0..self.boxes.len() {
+            for b in 0..self.obstacles.len() {
                 let d = self.distance(b, &x);
                 rows[r] = d.value;
                 r += 1;
