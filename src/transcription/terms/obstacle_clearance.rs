@@ -11,9 +11,9 @@
 //! below the ground over the gap, and may still stand on the gap's edge (the opening's corner
 //! is the sharp edge, outside the rounded surface). The segment between samples is outside
 //! too when the margin is at least half their spacing: `d_B` is 1-Lipschitz, and every point
-//! of the segment is within half a spacing of a sample. Outside the box `d_B` is continuously differentiable (the distance to a convex set);
-//! its Hessian is the terms' central difference of the exact row gradient
-//! `∇d_Bᵀ J_s(q)`.
+//! of the segment is within half a spacing of a sample. Outside the obstacle `d_B` is
+//! continuously differentiable (the distance to a convex set); its Hessian is the terms'
+//! central difference of the exact row gradient `∇d_Bᵀ J_s(q)`.
 
 use super::{
     Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern, point_velocity_column,
@@ -32,10 +32,14 @@ struct ObstacleClearance {
     chain: Vec<usize>,
 }
 
+/// The `y` extent of a footprint (all `y` when it has none).
+fn y_span(y: Option<[f64; 2]>) -> (f64, f64) {
+    y.map_or((f64::NEG_INFINITY, f64::INFINITY), |y| (y[0], y[1]))
+}
+
 /// The solid of a terrain box: its footprint, from below the ground up to its top.
 fn solid(b: &TerrainBox) -> (Vec3, Vec3) {
-    let (y0, y1) =
-        b.y.map_or((f64::NEG_INFINITY, f64::INFINITY), |y| (y[0], y[1]));
+    let (y0, y1) = y_span(b.y);
     (
         Vec3::new(b.x[0], y0, f64::NEG_INFINITY),
         Vec3::new(b.x[1], y1, b.top),
@@ -45,8 +49,7 @@ fn solid(b: &TerrainBox) -> (Vec3, Vec3) {
 /// The opening of a gap in ground at height `ground`: its footprint, from its floor up to the
 /// ground level.
 fn opening(g: &Gap, ground: f64) -> (Vec3, Vec3) {
-    let (y0, y1) =
-        g.y.map_or((f64::NEG_INFINITY, f64::INFINITY), |y| (y[0], y[1]));
+    let (y0, y1) = y_span(g.y);
     (
         Vec3::new(g.x[0], y0, ground - g.depth),
         Vec3::new(g.x[1], y1, ground),
