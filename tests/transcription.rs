@@ -808,3 +808,60 @@ fn the_vi_velocity_cost_is_not_lowered_by_kinks_at_the_knots() {
         }
     }
 }
+
+/// Evaluations run stages and points in parallel; their results must not depend on how the
+/// work is split between threads (a parallel sum's rounding does), or two runs of the same
+/// solve take different paths. A 60-stage contact walk: each function evaluated on one thread,
+/// then 20 times on seven, every result equal bit for bit.
+#[test]
+fn evaluations_do_not_depend_on_the_threads() {
+    let text = BIPED_CONTACT
+        .replace("stages: 2", "stages: 60")
+        .replace("duration: 0.2", "duration: 1.2")
+        .replace(
+            "costs: {effort: 0.01}",
+            "costs: {effort: 0.01, velocity: 0.1}",
+        );
+    let prob = problem(
+        "brep.yaml",
+        &format!("{text}complementarity: {{method: smoothing, start: 0.05}}\n"),
+    );
+    same_on_any_threads("simpson", VariationalNlp::new(&prob, 2).unwrap());
+    same_on_any_threads("hermite_simpson", CollocationNlp::new(&prob).unwrap());
+}
+
+fn same_on_any_threads<N: Nlp + Send>(name: &str, mut nlp: N) {
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    };
+    let x = perturbed(&nlp, 5);
+    let (n, m) = (nlp.num_variables(), nlp.num_constraints());
+    let mut evaluate = || {
+        let (mut g, mut c) = (vec![0.0; n], vec![0.0; m]);
+        let f = nlp.objective(&x).unwrap();
+        nlp.gradient(&x, &mut g).unwrap();
+        nlp.constraints(&x, &mut c).unwrap();
+        let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
+        (f.to_bits(), bits(&g), bits(&c))
+    };
+    let first = pool(1).install(&mut evaluate);
+    let seven = pool(7);
+    for k in 0..20 {
+        let again = seven.install(&mut evaluate);
+        assert!(
+            again.0 == first.0,
+            "{name}: objective on 7 threads (run {k}) differs"
+        );
+        assert!(
+            again.1 == first.1,
+            "{name}: gradient on 7 threads (run {k}) differs"
+        );
+        assert!(
+            again.2 == first.2,
+            "{name}: constraints on 7 threads (run {k}) differ"
+        );
+    }
+}

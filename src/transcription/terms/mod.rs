@@ -491,6 +491,9 @@ struct PointState {
     block: DMatrix<f64>,
     hess: Vec<f64>,
     rows: Vec<f64>,
+    /// The point's cost, summed over the points in order afterwards (a parallel sum's order,
+    /// and so its rounding, would change from run to run).
+    cost: f64,
 }
 
 /// Buffers for evaluating the forces of the terms' loads at one point at a time (one per
@@ -662,6 +665,7 @@ impl<'a> Terms<'a> {
                     block: DMatrix::zeros(vars, vars),
                     hess: vec![0.0; plan.curvature.pattern.len()],
                     rows: vec![0.0; plan.blocks.iter().map(|b| b.rows).sum()],
+                    cost: 0.0,
                 }
             })
             .collect();
@@ -814,16 +818,15 @@ impl<'a> Terms<'a> {
         self.plans
             .par_iter()
             .zip(self.states.par_iter_mut())
-            .map(|(plan, st)| {
+            .for_each(|(plan, st)| {
                 st.load(plan, model, n, n_u, x);
-                let mut f = 0.0;
+                st.cost = 0.0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
-                    f += term.cost(&plan.info, &b.ix, &local, &mut st.scratch, None);
+                    st.cost += term.cost(&plan.info, &b.ix, &local, &mut st.scratch, None);
                 }
-                f
-            })
-            .sum()
+            });
+        self.states.iter().map(|st| st.cost).sum()
     }
 
     /// Adds `scale ∇f(x)` of the terms' cost into `grad`.
