@@ -14,6 +14,7 @@ use committed::{
 };
 use vito::contact::Terrain;
 use vito::dynamics::{Workspace, forward_kinematics};
+use vito::problem::TrajectoryProblem;
 use vito::spatial::Vec3;
 
 const WALK: &str = "quadruped_walk";
@@ -32,8 +33,23 @@ const FEET: [(&str, &[&str]); 4] = [
 /// walk's steps are short and low: at most 3 mm (problems/README.md, "The quadruped").
 const LIFTED: f64 = 0.001;
 
-/// Foot sphere radius (robots/quadruped.urdf).
-const FOOT_RADIUS: f64 = 0.01;
+/// The radius of the feet's collision spheres, from the model (every foot has the same).
+fn foot_radius(prob: &TrajectoryProblem) -> f64 {
+    let points = prob.model.contact_points();
+    let radii: Vec<f64> = FEET
+        .iter()
+        .map(|(_, names)| {
+            let p = points.iter().find(|c| c.name == names[0]);
+            p.unwrap_or_else(|| panic!("no contact point {}", names[0]))
+                .radius
+        })
+        .collect();
+    assert!(
+        radii.iter().all(|&r| r == radii[0] && r > 0.0),
+        "foot radii {radii:?}"
+    );
+    radii[0]
+}
 
 /// How far the interpolant's foot may dip below a surface between the transcription's points
 /// (m): the penetration tolerance of issue 15.
@@ -175,6 +191,7 @@ fn feet_over_time(name: &str) -> Vec<(f64, [[f64; 3]; 4])> {
 #[test]
 fn every_foot_of_the_committed_flat_walk_ends_0_75_m_ahead() {
     let feet = feet_over_time(WALK);
+    let radius = foot_radius(&load(WALK));
     let (first, last) = (&feet[0].1, &feet[feet.len() - 1].1);
     for (f, (a, b)) in first.iter().zip(last).enumerate() {
         let moved = b[0] - a[0];
@@ -184,7 +201,7 @@ fn every_foot_of_the_committed_flat_walk_ends_0_75_m_ahead() {
             FEET[f].0
         );
         for p in [a, b] {
-            let bottom = p[2] - FOOT_RADIUS;
+            let bottom = p[2] - radius;
             assert!(
                 bottom.abs() < 1e-3,
                 "the {} foot stands {bottom} m up",
@@ -201,9 +218,9 @@ fn every_foot_of_the_committed_flat_walk_ends_0_75_m_ahead() {
 /// standing on an edge with its centre just past it hangs its lowest point below the ground
 /// (by about 1.6 mm with the centre 4 mm past an edge rounded by 0.002 m); a foot that skims
 /// across the gap below the ground, or has gone into it, is wrong.
-fn fault_over_a_gap(terrain: &Terrain, p: &[f64; 3]) -> Option<String> {
-    let phi = terrain.distance(&Vec3::new(p[0], p[1], p[2])).value - FOOT_RADIUS;
-    let below = terrain.ground - (p[2] - FOOT_RADIUS);
+fn fault_over_a_gap(terrain: &Terrain, radius: f64, p: &[f64; 3]) -> Option<String> {
+    let phi = terrain.distance(&Vec3::new(p[0], p[1], p[2])).value - radius;
+    let below = terrain.ground - (p[2] - radius);
     let on_the_edge = phi <= DIP && p[2] >= terrain.ground;
     if phi < -DIP {
         Some(format!("penetrates the terrain by {} m", -phi))
@@ -223,26 +240,30 @@ fn fault_over_a_gap(terrain: &Terrain, p: &[f64; 3]) -> Option<String> {
 fn the_gap_measure_tells_standing_on_an_edge_from_being_in_the_gap() {
     let prob = load(GAPS);
     let terrain = &prob.contact.as_ref().expect("terrain").terrain;
-    let (edge, rho, r) = (terrain.gaps[0].x[0], terrain.edge_radius, FOOT_RADIUS);
+    let (edge, rho, r) = (
+        terrain.gaps[0].x[0],
+        terrain.edge_radius,
+        foot_radius(&prob),
+    );
     assert_eq!(
-        (edge, rho),
-        (0.15, 0.002),
-        "the gap of the committed problem"
+        (edge, rho, r),
+        (0.15, 0.002, 0.01),
+        "the gap of the committed problem and the feet of robots/quadruped.urdf"
     );
     // Resting on the rounded edge, the centre 4 mm past it: the sphere touches the edge's
     // circle (centre (edge − ρ, −ρ)) from above.
     let a = 0.004;
     let z = ((r + rho).powi(2) - (a + rho).powi(2)).sqrt() - rho;
     assert!(z - r < -DIP, "the lowest point hangs {} m low", r - z);
-    assert_eq!(fault_over_a_gap(terrain, &[edge + a, 0.0, z]), None);
+    assert_eq!(fault_over_a_gap(terrain, r, &[edge + a, 0.0, z]), None);
     // Skimming: the centre 4 mm above the ground, 3 cm from the edges.
-    assert!(fault_over_a_gap(terrain, &[0.18, 0.0, 0.004]).is_some());
+    assert!(fault_over_a_gap(terrain, r, &[0.18, 0.0, 0.004]).is_some());
     // Fallen in: the centre 5 mm below the ground, 2 cm from the edge.
-    assert!(fault_over_a_gap(terrain, &[0.17, 0.0, -0.005]).is_some());
+    assert!(fault_over_a_gap(terrain, r, &[0.17, 0.0, -0.005]).is_some());
     // Through the edge: 2 mm lower than resting on it.
-    assert!(fault_over_a_gap(terrain, &[edge + a, 0.0, z - 0.002]).is_some());
+    assert!(fault_over_a_gap(terrain, r, &[edge + a, 0.0, z - 0.002]).is_some());
     // Gliding over the gap clear of the ground.
-    assert_eq!(fault_over_a_gap(terrain, &[0.19, 0.0, r + 0.001]), None);
+    assert_eq!(fault_over_a_gap(terrain, r, &[0.19, 0.0, r + 0.001]), None);
 }
 
 /// Issue 15: no foot is ever in a gap ([`fault_over_a_gap`] at every sample of the
@@ -252,6 +273,7 @@ fn the_gap_measure_tells_standing_on_an_edge_from_being_in_the_gap() {
 fn no_foot_of_the_committed_gaps_walk_enters_a_gap() {
     let prob = load(GAPS);
     let terrain = &prob.contact.as_ref().expect("the walk has terrain").terrain;
+    let radius = foot_radius(&prob);
     assert_eq!(terrain.gaps.len(), 2, "two gaps");
     let mut crossed = [[false; 2]; 4];
     for (t, feet) in feet_over_time(GAPS) {
@@ -259,7 +281,7 @@ fn no_foot_of_the_committed_gaps_walk_enters_a_gap() {
             for (g, gap) in terrain.gaps.iter().enumerate() {
                 if p[0] > gap.x[0] && p[0] < gap.x[1] {
                     crossed[f][g] = true;
-                    if let Some(fault) = fault_over_a_gap(terrain, p) {
+                    if let Some(fault) = fault_over_a_gap(terrain, radius, p) {
                         panic!("the {} foot over gap {g} at t = {t} {fault}", FEET[f].0);
                     }
                 }
@@ -280,10 +302,11 @@ fn no_foot_of_the_committed_gaps_walk_enters_a_gap() {
 fn every_foot_of_the_committed_gaps_walk_ends_past_the_second_gap() {
     let prob = load(GAPS);
     let far = prob.contact.as_ref().expect("terrain").terrain.gaps[1].x[1];
+    let radius = foot_radius(&prob);
     let (t, feet) = *feet_over_time(GAPS).last().expect("samples");
     for (f, p) in feet.iter().enumerate() {
         assert!(
-            p[0] - FOOT_RADIUS > far,
+            p[0] - radius > far,
             "the {} foot ends at x = {} (t = {t}), not past the second gap's far edge {far}",
             FEET[f].0,
             p[0]
