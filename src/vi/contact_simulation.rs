@@ -598,6 +598,26 @@ fn solve_step(
     let dofs = s * n;
     let size = st.residual.len();
     let (mut q_trial, mut z_trial) = (q.to_vec(), z.to_vec());
+    // The merit at `w + t d`, written into `(q_trial, z_trial)`.
+    #[allow(clippy::too_many_arguments)]
+    let trial = |st: &mut Stepper,
+                 q: &[f64],
+                 z: &[f64],
+                 d: &DVector<f64>,
+                 t: f64,
+                 mu: f64,
+                 q_trial: &mut [f64],
+                 z_trial: &mut [f64]| {
+        q_trial.copy_from_slice(q);
+        for i in 0..dofs {
+            q_trial[n + i] = q[n + i] + t * d[i];
+        }
+        for (j, zt) in z_trial.iter_mut().enumerate() {
+            *zt = z[j] + t * d[dofs + j];
+        }
+        st.evaluate(dt, p, q_trial, u, z_trial, knot_factor, pairing, mu, false);
+        st.merit(scale)
+    };
     let mut mu = SMOOTHING_START;
     let mut lambda = DAMPING_START;
     let mut nu = 2.0;
@@ -628,25 +648,7 @@ fn solve_step(
             let mut t = 1.0;
             let mut taken = false;
             while t > NEWTON_MIN_STEP {
-                q_trial.copy_from_slice(q);
-                for i in 0..dofs {
-                    q_trial[n + i] = q[n + i] + t * dn[i];
-                }
-                for (j, zt) in z_trial.iter_mut().enumerate() {
-                    *zt = z[j] + t * dn[dofs + j];
-                }
-                st.evaluate(
-                    dt,
-                    p,
-                    &q_trial,
-                    u,
-                    &z_trial,
-                    knot_factor,
-                    pairing,
-                    mu,
-                    false,
-                );
-                let m = st.merit(scale);
+                let m = trial(st, q, z, &dn, t, mu, &mut q_trial, &mut z_trial);
                 if m.is_finite() && m <= (1.0 - 1e-4 * t) * m0 {
                     taken = true;
                     break;
@@ -675,25 +677,7 @@ fn solve_step(
             nu *= 2.0;
             continue;
         };
-        q_trial.copy_from_slice(q);
-        for i in 0..dofs {
-            q_trial[n + i] = q[n + i] + dw[i];
-        }
-        for (j, zt) in z_trial.iter_mut().enumerate() {
-            *zt = z[j] + dw[dofs + j];
-        }
-        st.evaluate(
-            dt,
-            p,
-            &q_trial,
-            u,
-            &z_trial,
-            knot_factor,
-            pairing,
-            mu,
-            false,
-        );
-        let m = st.merit(scale);
+        let m = trial(st, q, z, &dw, 1.0, mu, &mut q_trial, &mut z_trial);
         // Gain ratio: actual against predicted decrease of ½‖F‖².
         let predicted = 0.5
             * dw.dot(
