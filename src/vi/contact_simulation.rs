@@ -188,9 +188,8 @@ impl<'a> Stepper<'a> {
     /// `g Δt` (`g` gravity's acceleration), the cone row in force units. Unscaled, gaps of
     /// 10⁻⁷ m against forces of 10–100 stall its Newton steps on landings of several corners
     /// (measured with this pairing alone: of 24 random box drops, 10 complete unscaled, 19
-    /// scaled). The first pairing
-    /// stays unscaled: scaled, it finds the period-two solution of a box on a slope (knots on
-    /// the ground, interior nodes hovering) and the box creeps.
+    /// scaled). The first pairing stays unscaled: scaled, it finds the period-two solution of
+    /// a box on a slope (knots on the ground, interior nodes hovering) and the box creeps.
     #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &mut self,
@@ -498,7 +497,7 @@ pub fn simulate_with_contact(
             Err(message) => {
                 q.copy_from_slice(&q_saved);
                 z.copy_from_slice(&z_saved);
-                if h > dt / f64::from(1u32 << SPLITS) {
+                if !shortest {
                     h *= 0.5;
                     continue;
                 }
