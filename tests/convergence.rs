@@ -31,6 +31,7 @@ fn error(model: &Model, q0: &[f64], s: usize, dt: f64, reference: &[Vec<f64>], r
         steps,
         tolerance: 1e-14,
         max_iterations: 50,
+        ..SimulationOptions::default()
     };
     let sim = simulate(
         model,

@@ -322,3 +322,51 @@ fn generalized_momentum_is_mass_matrix_times_velocity_with_exact_derivative() {
         }
     }
 }
+
+/// The floating base's distance from gimbal lock against hand values, and against the mass
+/// matrix: its smallest eigenvalue vanishes exactly there (yaw and roll turn about the same
+/// axis) and grows as the squared distance away from it.
+#[test]
+fn floating_base_lock_distance_is_where_the_mass_matrix_turns_singular() {
+    use std::f64::consts::{FRAC_PI_2, PI};
+    let m = random_tree(2, 9, BaseKind::Floating);
+    let n = m.dof();
+    let at = |pitch: f64| {
+        let mut q = vec![0.3; n];
+        q[4] = pitch;
+        q
+    };
+    for (pitch, distance) in [
+        (0.0, FRAC_PI_2),
+        (FRAC_PI_2 - 0.1, 0.1),
+        (-FRAC_PI_2 + 0.02, 0.02),
+        (PI + 0.3, FRAC_PI_2 - 0.3),
+        (3.0 * FRAC_PI_2 + 0.2, 0.2),
+    ] {
+        let d = m.base_lock_distance(&at(pitch)).unwrap();
+        assert!(
+            (d - distance).abs() < 1e-12,
+            "pitch {pitch}: {d} against {distance}"
+        );
+    }
+    assert_eq!(
+        random_tree(2, 9, BaseKind::Planar).base_lock_distance(&vec![0.0; n - 3]),
+        None
+    );
+    let mut ws = Workspace::new(&m);
+    let mut mm = DMatrix::zeros(n, n);
+    let mut smallest = |pitch: f64| {
+        mass_matrix(&m, &mut ws, &at(pitch), &mut mm);
+        mm.clone().symmetric_eigenvalues().min() / mm.amax()
+    };
+    let (e0, e1, e2) = (
+        smallest(FRAC_PI_2),
+        smallest(FRAC_PI_2 - 1e-2),
+        smallest(FRAC_PI_2 - 2e-2),
+    );
+    assert!(e0.abs() < 1e-14, "at the lock: {e0}");
+    assert!(
+        (e2 / e1 - 4.0).abs() < 0.1,
+        "{e1} at 0.01, {e2} at 0.02 from the lock"
+    );
+}

@@ -44,6 +44,7 @@ fn simulated_mimic_chain_moves_as_the_hand_reduced_chain() {
         steps: 150,
         tolerance: 1e-13,
         max_iterations: 40,
+        ..SimulationOptions::default()
     };
     let mut no_torque = |_: f64, u: &mut [f64]| u.fill(0.0);
     let (q1, v1, q3, v3) = (0.6, 0.8, -0.4, 0.3);

@@ -471,6 +471,16 @@ impl Model {
         self.base
     }
 
+    /// For a floating base, the angle (rad) between its orientation and the singularity of its
+    /// yaw–pitch–roll coordinates: how far `base_pitch` is from the nearest `±π/2` (modulo π),
+    /// where yaw and roll turn about the same axis, `M(q)` is singular and the velocities
+    /// `M(q)⁻¹p` are not determined. `None` for a fixed or planar base.
+    pub fn base_lock_distance(&self, q: &[f64]) -> Option<f64> {
+        // The virtual joints come first: x, y, z, yaw, pitch, roll.
+        const PITCH: usize = 4;
+        (self.base == BaseKind::Floating).then(|| q[PITCH].cos().abs().min(1.0).asin())
+    }
+
     /// Degrees of freedom `n` (base joints included).
     pub fn dof(&self) -> usize {
         self.joints.len()

@@ -393,6 +393,7 @@ pub fn load_simulation(
             steps: steps as usize,
             tolerance: f.newton.tolerance,
             max_iterations: f.newton.max_iterations,
+            ..SimulationOptions::default()
         },
         q0: f.q0,
         v0,

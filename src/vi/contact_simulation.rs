@@ -16,12 +16,10 @@
 //! instead ([`Pairing`]). Friction uses each node's interpolant velocity (the following
 //! stage's at a knot), as in the transcription.
 
-use super::simulate::{Simulation, SimulationOptions, StepFailure, Trajectory};
+use super::simulate::{EnergyMeter, Simulation, SimulationOptions, StepFailure, Trajectory};
 use super::{Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, linearize};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL};
-use crate::dynamics::{
-    Workspace, forward_kinematics, mass_matrix, potential_energy, spring_energy,
-};
+use crate::dynamics::{Workspace, forward_kinematics};
 use crate::model::Model;
 use crate::spatial::Vec3;
 use nalgebra::{DMatrix, DVector};
@@ -399,9 +397,8 @@ pub fn simulate_with_contact(
     let n_u = model.actuated_joints().len();
     let mut u = vec![0.0; (s + 1) * n_u];
     let mut ws = Workspace::new(model);
-    let mut mass = DMatrix::zeros(n, n);
-    mass_matrix(model, &mut ws, q0, &mut mass);
-    let mut p: Vec<f64> = (&mass * DVector::from_column_slice(v0)).as_slice().to_vec();
+    let mut energy = EnergyMeter::new(model);
+    let mut p = energy.momentum(q0, v0);
     let mut q = vec![0.0; (s + 1) * n];
     q[..n].copy_from_slice(q0);
     let mut z = vec![0.0; s * block];
@@ -413,20 +410,15 @@ pub fn simulate_with_contact(
         names: contact.sites.iter().map(|c| c.name.clone()).collect(),
         ..KnotContacts::default()
     };
-    let record = |traj: &mut Trajectory,
-                  ws: &mut Workspace,
-                  mass: &mut DMatrix<f64>,
-                  t: f64,
-                  q: &[f64],
-                  p: &[f64]| {
-        let (v, e) = velocity_and_energy(model, ws, mass, q, p);
+    let record = |traj: &mut Trajectory, energy: &mut EnergyMeter, t: f64, q: &[f64], p: &[f64]| {
+        let (v, e) = energy.velocity_and_energy(q, p);
         traj.time.push(t);
         traj.q.push(q.to_vec());
         traj.v.push(v);
         traj.p.push(p.to_vec());
         traj.energy.push(e);
     };
-    record(&mut traj, &mut ws, &mut mass, 0.0, q0, &p);
+    record(&mut traj, &mut energy, 0.0, q0, &p);
     let mut v_knot = v0.to_vec();
     let mut failure = None;
     // March over the grid `kΔt`; a step that cannot be solved is split in halves, down to
@@ -501,11 +493,7 @@ pub fn simulate_with_contact(
                     h *= 0.5;
                     continue;
                 }
-                failure = Some(StepFailure {
-                    step,
-                    time: t0,
-                    message,
-                });
+                failure = Some(StepFailure::new(model, step, t0, &q[..n], message, opts));
                 break;
             }
         };
@@ -529,7 +517,7 @@ pub fn simulate_with_contact(
             let extra = knot_momentum(model, &mut ws, &st, gal.w(s) * hp, &q[..n]);
             let kp = traj.p.len() - 1;
             let corrected: Vec<f64> = traj.p[kp].iter().zip(&extra).map(|(a, b)| a + b).collect();
-            let (v, e) = velocity_and_energy(model, &mut ws, &mut mass, &q[..n], &corrected);
+            let (v, e) = energy.velocity_and_energy(&q[..n], &corrected);
             traj.p[kp] = corrected;
             traj.v[kp] = v;
             traj.energy[kp] = e;
@@ -543,7 +531,7 @@ pub fn simulate_with_contact(
         if (grid_next - t0).abs() < 1e-12 * dt {
             t0 = grid_next;
         }
-        record(&mut traj, &mut ws, &mut mass, t0, &q[s * n..], &p);
+        record(&mut traj, &mut energy, t0, &q[s * n..], &p);
         for (i, v) in v_knot.iter_mut().enumerate() {
             *v = (0..=s).map(|be| gal.b(s, be) * q[be * n + i]).sum::<f64>() / h;
         }
@@ -727,24 +715,6 @@ fn knot_momentum(
         }
     }
     out
-}
-
-/// `v = M(q)⁻¹ p` and the energy `½ pᵀv + V(q)`.
-fn velocity_and_energy(
-    model: &Model,
-    ws: &mut Workspace,
-    mass: &mut DMatrix<f64>,
-    q: &[f64],
-    p: &[f64],
-) -> (Vec<f64>, f64) {
-    mass_matrix(model, ws, q, mass);
-    let pv = DVector::from_column_slice(p);
-    let v = mass.clone().cholesky().map_or_else(
-        || DVector::from_element(p.len(), f64::NAN),
-        |c| c.solve(&pv),
-    );
-    let e = 0.5 * pv.dot(&v) + potential_energy(model, ws, q) + spring_energy(model, q);
-    (v.as_slice().to_vec(), e)
 }
 
 #[cfg(test)]

@@ -29,6 +29,9 @@ pub struct SimulationOptions {
     pub tolerance: f64,
     /// Newton iterations allowed per step.
     pub max_iterations: usize,
+    /// A step that fails with a floating base closer than this (rad) to the gimbal lock of its
+    /// yaw–pitch–roll coordinates ([`Model::base_lock_distance`]) says so in its error.
+    pub lock_margin: f64,
 }
 
 impl Default for SimulationOptions {
@@ -38,6 +41,7 @@ impl Default for SimulationOptions {
             steps: 100,
             tolerance: 1e-11,
             max_iterations: 30,
+            lock_margin: 0.05,
         }
     }
 }
@@ -72,6 +76,36 @@ pub struct StepFailure {
     pub time: f64,
     /// What went wrong.
     pub message: String,
+}
+
+impl StepFailure {
+    /// The failure of step `step` from `time`, whose start knot is `q`; when a floating base
+    /// there is within `opts.lock_margin` of its coordinates' gimbal lock, the message says
+    /// that this is the reason the step has no well-determined solution.
+    pub(crate) fn new(
+        model: &Model,
+        step: usize,
+        time: f64,
+        q: &[f64],
+        message: String,
+        opts: &SimulationOptions,
+    ) -> Self {
+        let message = match model.base_lock_distance(q) {
+            Some(d) if d < opts.lock_margin => format!(
+                "{message}; the floating base's pitch is {:.4} rad, {d:.1e} rad from ±π/2, the \
+                 gimbal lock of its yaw–pitch–roll coordinates, where yaw and roll turn about \
+                 the same axis and its mass matrix is singular (the root link's x axis is \
+                 vertical: these coordinates cannot follow the body resting or spinning there)",
+                q[4]
+            ),
+            _ => message,
+        };
+        Self {
+            step,
+            time,
+            message,
+        }
+    }
 }
 
 /// The result of [`simulate`]: the trajectory up to the end or to the failing step.
@@ -262,11 +296,7 @@ pub fn simulate(
             }
             return Simulation {
                 trajectory: traj,
-                failure: Some(StepFailure {
-                    step: k,
-                    time: t0,
-                    message: failure,
-                }),
+                failure: Some(StepFailure::new(model, k, t0, &q[..n], failure, opts)),
             };
         }
         // p^{k+1} by Eq. 5c at the solution.
@@ -303,14 +333,18 @@ pub fn simulate(
 }
 
 /// Momentum, velocity and energy at the knots.
-struct EnergyMeter<'a> {
+pub(crate) struct EnergyMeter<'a> {
     model: &'a Model,
     ws: Workspace,
     mass: DMatrix<f64>,
 }
 
+/// Singular values of `M(q)` below this fraction of the largest are taken as zero when `M(q)`
+/// is singular (a floating base at its coordinates' gimbal lock).
+const MASS_RANK_TOLERANCE: f64 = 1e-12;
+
 impl<'a> EnergyMeter<'a> {
-    fn new(model: &'a Model) -> Self {
+    pub(crate) fn new(model: &'a Model) -> Self {
         Self {
             model,
             ws: Workspace::new(model),
@@ -319,21 +353,28 @@ impl<'a> EnergyMeter<'a> {
     }
 
     /// `p = M(q) v`.
-    fn momentum(&mut self, q: &[f64], v: &[f64]) -> Vec<f64> {
+    pub(crate) fn momentum(&mut self, q: &[f64], v: &[f64]) -> Vec<f64> {
         mass_matrix(self.model, &mut self.ws, q, &mut self.mass);
         (&self.mass * DVector::from_column_slice(v))
             .as_slice()
             .to_vec()
     }
 
-    /// `v = M(q)⁻¹ p` and `½ pᵀv + V(q)`.
-    fn velocity_and_energy(&mut self, q: &[f64], p: &[f64]) -> (Vec<f64>, f64) {
+    /// `v = M(q)⁻¹ p` and `½ pᵀv + V(q)`. Where `M(q)` is singular (a floating base at its
+    /// gimbal lock, where `p` still lies in its range) `v` is the least-norm velocity with
+    /// `M(q) v = p`: one of the coordinate velocities of the same motion.
+    pub(crate) fn velocity_and_energy(&mut self, q: &[f64], p: &[f64]) -> (Vec<f64>, f64) {
         mass_matrix(self.model, &mut self.ws, q, &mut self.mass);
         let pv = DVector::from_column_slice(p);
-        let v = self.mass.clone().cholesky().map_or_else(
-            || DVector::from_element(p.len(), f64::NAN),
-            |c| c.solve(&pv),
-        );
+        let v = match self.mass.clone().cholesky() {
+            Some(c) => c.solve(&pv),
+            None => {
+                let svd = self.mass.clone().svd(true, true);
+                let cut = MASS_RANK_TOLERANCE * svd.singular_values.max();
+                svd.solve(&pv, cut)
+                    .unwrap_or_else(|_| DVector::from_element(p.len(), f64::NAN))
+            }
+        };
         let e = 0.5 * pv.dot(&v)
             + potential_energy(self.model, &mut self.ws, q)
             + spring_energy(self.model, q);
