@@ -7,8 +7,8 @@ use fixtures::{double_pendulum, quirk_robots, random_tree, rel_err, shipped_robo
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,
-    generalized_momentum, inverse_dynamics, kinetic_energy, mass_matrix, point_jacobian,
-    potential_energy,
+    frame_pose, generalized_momentum, inverse_dynamics, kinetic_energy, mass_matrix,
+    point_jacobian, potential_energy,
 };
 use vito::model::{BaseKind, Model, parse_urdf};
 use vito::spatial::{Transform, Vec3, vee};
@@ -369,4 +369,94 @@ fn floating_base_lock_distance_is_where_the_mass_matrix_turns_singular() {
         (e2 / e1 - 4.0).abs() < 0.1,
         "{e1} at 0.01, {e2} at 0.02 from the lock"
     );
+}
+
+/// A change of the floating base's chart (`BaseChart`) is a point transformation: in the new
+/// chart's model the converted configuration puts the root and every robot body where it was, the converted
+/// velocity has the same kinetic energy (the same body velocities), and the converted momentum
+/// is the new model's `M(q') v'`; converting back returns the start. Checked near the lock,
+/// where the conversion matters, and into the model's own chart at the lock itself, where the
+/// rates are the least-norm ones of an angular velocity the chart can represent there.
+#[test]
+fn base_chart_change_keeps_poses_velocities_and_momenta() {
+    use vito::model::BaseChart;
+    let m = random_tree(2, 9, BaseKind::Floating);
+    let n = m.dof();
+    let momentum = |model: &Model, q: &[f64], v: &[f64]| {
+        let mut ws = Workspace::new(model);
+        let mut mm = DMatrix::zeros(n, n);
+        mass_matrix(model, &mut ws, q, &mut mm);
+        (&mm * DVector::from_column_slice(v)).as_slice().to_vec()
+    };
+    let poses = |model: &Model, q: &[f64]| {
+        let mut ws = Workspace::new(model);
+        forward_kinematics(model, &mut ws, q);
+        // The root link (the last virtual body) and the robot's bodies; the virtual bodies
+        // between the base's joints depend on the chart.
+        (5..n)
+            .map(|b| frame_pose(&ws, b, &Transform::identity()).to_homogeneous())
+            .collect::<Vec<_>>()
+    };
+    let identity = BaseChart::identity();
+    for (k, s) in states(n, 21, 4).into_iter().enumerate() {
+        let mut q = s.q.clone();
+        q[4] = 1.2 + 0.05 * k as f64;
+        let p = momentum(&m, &q, &s.v);
+        let chart = identity.centred_at(&q);
+        let cm = chart.model(&m);
+        let (mut q2, mut v2, mut p2) = (q.clone(), s.v.clone(), p.clone());
+        identity.convert(&chart, &[0.0; 3], &mut q2, &mut [&mut v2], &mut [&mut p2]);
+        assert!(q2[3..6].iter().all(|a| a.abs() < 1e-12), "{:?}", &q2[3..6]);
+        for (a, b) in poses(&m, &q).iter().zip(&poses(&cm, &q2)) {
+            assert!((a - b).amax() < 1e-12, "{a} against {b}");
+        }
+        let mut ws = Workspace::new(&m);
+        let mut cws = Workspace::new(&cm);
+        let (e1, e2) = (
+            kinetic_energy(&m, &mut ws, &q, &s.v),
+            kinetic_energy(&cm, &mut cws, &q2, &v2),
+        );
+        assert!((e1 - e2).abs() < 1e-12 * e1.max(1.0), "{e1} against {e2}");
+        let p_model = momentum(&cm, &q2, &v2);
+        assert!(rel_err(&p2, &p_model) < 1e-10, "{p2:?} against {p_model:?}");
+        let near = [q[3], q[4], q[5]];
+        chart.convert(&identity, &near, &mut q2, &mut [&mut v2], &mut [&mut p2]);
+        assert!(rel_err(&q2, &q) < 1e-12 && rel_err(&v2, &s.v) < 1e-10 && rel_err(&p2, &p) < 1e-10);
+    }
+    // Back into the model's chart exactly at its lock: the same poses and kinetic energy.
+    let mut q = states(n, 22, 1)[0].q.clone();
+    q[3..6].copy_from_slice(&[0.0, 0.0, -0.2]);
+    // At the lock the chart's rates span only two axes of the angular velocity; a roll rate
+    // is one the chart can represent there.
+    let mut v = states(n, 23, 1)[0].v.clone();
+    v[3..6].copy_from_slice(&[0.0, 0.0, 0.7]);
+    let lock = identity.centred_at(&{
+        let mut r = q.clone();
+        r[3..6].copy_from_slice(&[0.0, std::f64::consts::FRAC_PI_2, 0.0]);
+        r
+    });
+    let lm = lock.model(&m);
+    let (mut q2, mut v2) = (q.clone(), v.clone());
+    lock.convert(
+        &identity,
+        &[0.1, 1.5, 0.1],
+        &mut q2,
+        &mut [&mut v2],
+        &mut [],
+    );
+    assert!(
+        m.base_lock_distance(&q2).unwrap() < 1e-12,
+        "{:?}",
+        &q2[3..6]
+    );
+    for (a, b) in poses(&lm, &q).iter().zip(&poses(&m, &q2)) {
+        assert!((a - b).amax() < 1e-12);
+    }
+    let mut ws = Workspace::new(&m);
+    let mut lws = Workspace::new(&lm);
+    let (e1, e2) = (
+        kinetic_energy(&lm, &mut lws, &q, &v),
+        kinetic_energy(&m, &mut ws, &q2, &v2),
+    );
+    assert!((e1 - e2).abs() < 1e-10 * e1.max(1.0), "{e1} against {e2}");
 }

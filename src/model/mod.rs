@@ -14,12 +14,14 @@
 //! A floating base is a chain of virtual joints with massless intermediate bodies (see
 //! [`BaseKind`]); the last virtual body is the URDF root link itself.
 
+mod base_chart;
 mod inertia;
 mod pendulum;
 mod reduce;
 mod urdf;
 mod urdf_xml;
 
+pub use base_chart::BaseChart;
 pub use inertia::{InertiaDefect, inertia_defect, nearest_physical};
 pub use pendulum::{PendulumSpec, pendulum_urdf};
 pub use reduce::{LockReason, LockedJoint};

@@ -16,7 +16,9 @@
 //! instead ([`Pairing`]). Friction uses each node's interpolant velocity (the following
 //! stage's at a knot), as in the transcription.
 
-use super::simulate::{EnergyMeter, Simulation, SimulationOptions, StepFailure, Trajectory};
+use super::simulate::{
+    Charts, EnergyMeter, Simulation, SimulationOptions, StepFailure, Trajectory,
+};
 use super::{Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, linearize};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL};
 use crate::dynamics::{Workspace, forward_kinematics};
@@ -391,14 +393,11 @@ pub fn simulate_with_contact(
     let s = gal.s();
     assert!(q0.len() == n && v0.len() == n && opts.dt > 0.0);
     let dt = opts.dt;
-    let mut st = Stepper::new(model, gal, contact);
-    let block = st.block();
+    let block = Stepper::new(model, gal, contact).block();
     let (k_site, nl) = (contact.per_site(), contact.sites.len());
     let n_u = model.actuated_joints().len();
     let mut u = vec![0.0; (s + 1) * n_u];
-    let mut ws = Workspace::new(model);
-    let mut energy = EnergyMeter::new(model);
-    let mut p = energy.momentum(q0, v0);
+    let mut p = EnergyMeter::new(model).momentum(q0, v0);
     let mut q = vec![0.0; (s + 1) * n];
     q[..n].copy_from_slice(q0);
     let mut z = vec![0.0; s * block];
@@ -410,15 +409,7 @@ pub fn simulate_with_contact(
         names: contact.sites.iter().map(|c| c.name.clone()).collect(),
         ..KnotContacts::default()
     };
-    let record = |traj: &mut Trajectory, energy: &mut EnergyMeter, t: f64, q: &[f64], p: &[f64]| {
-        let (v, e) = energy.velocity_and_energy(q, p);
-        traj.time.push(t);
-        traj.q.push(q.to_vec());
-        traj.v.push(v);
-        traj.p.push(p.to_vec());
-        traj.energy.push(e);
-    };
-    record(&mut traj, &mut energy, 0.0, q0, &p);
+    traj.push_knot(&mut EnergyMeter::new(model), 0.0, q0, &p);
     let mut v_knot = v0.to_vec();
     let mut failure = None;
     // March over the grid `kΔt`; a step that cannot be solved is split in halves, down to
@@ -430,133 +421,158 @@ pub fn simulate_with_contact(
     let (mut q_saved, mut z_saved) = (q.clone(), z.clone());
     // One step past the end gives the last knot its force (and its momentum the force's
     // share); it is not recorded.
-    loop {
-        let finishing = t0 >= end - 1e-12 * dt;
-        let step = (t0 / dt + 1e-9).floor() as usize;
-        let grid_next = if finishing {
-            t0 + dt
-        } else {
-            ((step + 1) as f64 * dt).min(end)
-        };
-        h = h.min(grid_next - t0);
-        for (al, &node) in gal.nodes().iter().enumerate() {
-            controls(t0 + node * h, &mut u[al * n_u..(al + 1) * n_u]);
-        }
-        q_saved.copy_from_slice(&q);
-        z_saved.copy_from_slice(&z);
-        let knot_factor = h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h));
-        let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-        let mut solved = Err(String::new());
-        // The fallback pairing only once the step cannot be split further.
-        let shortest = h <= dt / f64::from(1u32 << SPLITS);
-        let pairings: &[Pairing] = if shortest {
-            &[Pairing::StageEnd, Pairing::NextNode]
-        } else {
-            &[Pairing::StageEnd]
-        };
-        for &pairing in pairings {
-            // Each pairing starts from the control points predicted along the knot velocity.
-            q.copy_from_slice(&q_saved);
-            for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
-                for i in 0..n {
-                    q[al * n + i] = q[i] + node * h * v_knot[i];
-                }
-            }
-            z.copy_from_slice(&z_saved);
-            solved = solve_step(
-                &mut st,
-                h,
-                &p,
-                &mut q,
-                &u,
-                &mut z,
-                knot_factor,
-                pairing,
-                scale,
+    let mut charts = Charts::new(model, q0);
+    'charts: loop {
+        let chart_model = charts.model(model);
+        let model = &chart_model;
+        let mut st = Stepper::new(model, gal, contact);
+        let mut ws = Workspace::new(model);
+        let mut energy = EnergyMeter::new(model);
+        loop {
+            if charts.recentre(
+                model,
                 opts,
-            )
-            .map(|iterations| (iterations, pairing));
-            if solved.is_ok() {
-                break;
+                &mut q[..n],
+                &mut [&mut v_knot],
+                &mut [&mut p],
+                &mut traj,
+            ) {
+                continue 'charts;
             }
-        }
-        let pairing = match solved {
-            Ok((iterations, pairing)) => {
-                traj.iterations.push(iterations);
-                pairing
+            let finishing = t0 >= end - 1e-12 * dt;
+            let step = (t0 / dt + 1e-9).floor() as usize;
+            let grid_next = if finishing {
+                t0 + dt
+            } else {
+                ((step + 1) as f64 * dt).min(end)
+            };
+            h = h.min(grid_next - t0);
+            for (al, &node) in gal.nodes().iter().enumerate() {
+                controls(t0 + node * h, &mut u[al * n_u..(al + 1) * n_u]);
             }
-            Err(_) if finishing => break,
-            Err(message) => {
+            q_saved.copy_from_slice(&q);
+            z_saved.copy_from_slice(&z);
+            let knot_factor = h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h));
+            let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+            let mut solved = Err(String::new());
+            // The fallback pairing only once the step cannot be split further.
+            let shortest = h <= dt / f64::from(1u32 << SPLITS);
+            let pairings: &[Pairing] = if shortest {
+                &[Pairing::StageEnd, Pairing::NextNode]
+            } else {
+                &[Pairing::StageEnd]
+            };
+            for &pairing in pairings {
+                // Each pairing starts from the control points predicted along the knot velocity.
                 q.copy_from_slice(&q_saved);
-                z.copy_from_slice(&z_saved);
-                if !shortest {
-                    h *= 0.5;
-                    continue;
+                for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
+                    for i in 0..n {
+                        q[al * n + i] = q[i] + node * h * v_knot[i];
+                    }
                 }
-                failure = Some(StepFailure::new(model, step, t0, &q[..n], message, opts));
+                z.copy_from_slice(&z_saved);
+                solved = solve_step(
+                    &mut st,
+                    h,
+                    &p,
+                    &mut q,
+                    &u,
+                    &mut z,
+                    knot_factor,
+                    pairing,
+                    scale,
+                    opts,
+                )
+                .map(|iterations| (iterations, pairing));
+                if solved.is_ok() {
+                    break;
+                }
+            }
+            let pairing = match solved {
+                Ok((iterations, pairing)) => {
+                    traj.iterations.push(iterations);
+                    pairing
+                }
+                Err(_) if finishing => break,
+                Err(message) => {
+                    q.copy_from_slice(&q_saved);
+                    z.copy_from_slice(&z_saved);
+                    if !shortest {
+                        h *= 0.5;
+                        continue;
+                    }
+                    failure = Some(StepFailure {
+                        step,
+                        time: t0,
+                        message,
+                    });
+                    break;
+                }
+            };
+            // Forces and gaps at the start knot; the knot's momentum gains the previous stage's
+            // share of its force now that the force is known.
+            st.evaluate(h, &p, &q, &u, &z, knot_factor, pairing, 0.0, false);
+            contacts
+                .forces
+                .push((0..nl).map(|l| st.samples[0].forces[l]).collect());
+            contacts.normal.push(
+                (0..nl)
+                    .map(|l| contact.force_scale * z[l * k_site + NORMAL])
+                    .collect(),
+            );
+            contacts.gaps.push(
+                (0..nl)
+                    .map(|l| st.samples[0].rows[l * k_site + GAP])
+                    .collect(),
+            );
+            if let Some(hp) = h_prev {
+                let extra = knot_momentum(model, &mut ws, &st, gal.w(s) * hp, &q[..n]);
+                let kp = traj.p.len() - 1;
+                let corrected: Vec<f64> =
+                    traj.p[kp].iter().zip(&extra).map(|(a, b)| a + b).collect();
+                let (v, e) = energy.velocity_and_energy(&q[..n], &corrected);
+                traj.p[kp] = corrected;
+                traj.v[kp] = v;
+                traj.energy[kp] = e;
+            }
+            if finishing {
+                traj.iterations.pop();
                 break;
             }
-        };
-        // Forces and gaps at the start knot; the knot's momentum gains the previous stage's
-        // share of its force now that the force is known.
-        st.evaluate(h, &p, &q, &u, &z, knot_factor, pairing, 0.0, false);
-        contacts
-            .forces
-            .push((0..nl).map(|l| st.samples[0].forces[l]).collect());
-        contacts.normal.push(
-            (0..nl)
-                .map(|l| contact.force_scale * z[l * k_site + NORMAL])
-                .collect(),
-        );
-        contacts.gaps.push(
-            (0..nl)
-                .map(|l| st.samples[0].rows[l * k_site + GAP])
-                .collect(),
-        );
-        if let Some(hp) = h_prev {
-            let extra = knot_momentum(model, &mut ws, &st, gal.w(s) * hp, &q[..n]);
-            let kp = traj.p.len() - 1;
-            let corrected: Vec<f64> = traj.p[kp].iter().zip(&extra).map(|(a, b)| a + b).collect();
-            let (v, e) = energy.velocity_and_energy(&q[..n], &corrected);
-            traj.p[kp] = corrected;
-            traj.v[kp] = v;
-            traj.energy[kp] = e;
+            p.copy_from_slice(st.jac.value.rows(s * n, n).as_slice());
+            t0 += h;
+            if (grid_next - t0).abs() < 1e-12 * dt {
+                t0 = grid_next;
+            }
+            traj.push_knot(&mut energy, t0, &q[s * n..], &p);
+            for (i, v) in v_knot.iter_mut().enumerate() {
+                *v = (0..=s).map(|be| gal.b(s, be) * q[be * n + i]).sum::<f64>() / h;
+            }
+            q.copy_within(s * n.., 0);
+            h_prev = Some(h);
+            // Back to whole steps once the grid is reached again.
+            if t0 == grid_next {
+                h = dt;
+            }
         }
-        if finishing {
-            traj.iterations.pop();
-            break;
+        // A failed simulation's last knot has no force yet: the last interior node's stands in.
+        if contacts.forces.len() < traj.q.len() {
+            let last = s.saturating_sub(1);
+            contacts
+                .forces
+                .push((0..nl).map(|l| st.samples[last].forces[l]).collect());
+            contacts.normal.push(
+                (0..nl)
+                    .map(|l| contact.force_scale * z[last * block + l * k_site + NORMAL])
+                    .collect(),
+            );
+            contacts
+                .gaps
+                .push((0..nl).map(|l| st.end.rows[l * k_site + GAP]).collect());
         }
-        p.copy_from_slice(st.jac.value.rows(s * n, n).as_slice());
-        t0 += h;
-        if (grid_next - t0).abs() < 1e-12 * dt {
-            t0 = grid_next;
-        }
-        record(&mut traj, &mut energy, t0, &q[s * n..], &p);
-        for (i, v) in v_knot.iter_mut().enumerate() {
-            *v = (0..=s).map(|be| gal.b(s, be) * q[be * n + i]).sum::<f64>() / h;
-        }
-        q.copy_within(s * n.., 0);
-        h_prev = Some(h);
-        // Back to whole steps once the grid is reached again.
-        if t0 == grid_next {
-            h = dt;
-        }
+        break;
     }
-    // A failed simulation's last knot has no force yet: the last interior node's stands in.
-    if contacts.forces.len() < traj.q.len() {
-        let last = s.saturating_sub(1);
-        contacts
-            .forces
-            .push((0..nl).map(|l| st.samples[last].forces[l]).collect());
-        contacts.normal.push(
-            (0..nl)
-                .map(|l| contact.force_scale * z[last * block + l * k_site + NORMAL])
-                .collect(),
-        );
-        contacts
-            .gaps
-            .push((0..nl).map(|l| st.end.rows[l * k_site + GAP]).collect());
-    }
+    charts.finish(&mut traj);
     traj.contact = Some(contacts);
     Simulation {
         trajectory: traj,

@@ -7,7 +7,7 @@ use super::constrained::{
 };
 use super::{Galerkin, Stage, StageWorkspace, del_residual, newton_direction};
 use crate::dynamics::{Workspace, forward_dynamics, mass_matrix, potential_energy, spring_energy};
-use crate::model::Model;
+use crate::model::{BaseChart, Model};
 use nalgebra::{DMatrix, DVector};
 
 /// How far above the tolerance the residual may stay when Newton stops at the round-off floor
@@ -29,9 +29,10 @@ pub struct SimulationOptions {
     pub tolerance: f64,
     /// Newton iterations allowed per step.
     pub max_iterations: usize,
-    /// A step that fails with a floating base closer than this (rad) to the gimbal lock of its
-    /// yaw–pitch–roll coordinates ([`Model::base_lock_distance`]) says so in its error.
-    pub lock_margin: f64,
+    /// A floating base whose orientation comes closer than this (rad) to its coordinates'
+    /// gimbal lock at a knot ([`Model::base_lock_distance`]) continues in a chart centred on
+    /// its orientation there ([`BaseChart`]); the trajectory is written in the model's chart.
+    pub chart_margin: f64,
 }
 
 impl Default for SimulationOptions {
@@ -41,7 +42,7 @@ impl Default for SimulationOptions {
             steps: 100,
             tolerance: 1e-11,
             max_iterations: 30,
-            lock_margin: 0.05,
+            chart_margin: std::f64::consts::FRAC_PI_4,
         }
     }
 }
@@ -78,36 +79,6 @@ pub struct StepFailure {
     pub message: String,
 }
 
-impl StepFailure {
-    /// The failure of step `step` from `time`, whose start knot is `q`; when a floating base
-    /// there is within `opts.lock_margin` of its coordinates' gimbal lock, the message says
-    /// that this is the reason the step has no well-determined solution.
-    pub(crate) fn new(
-        model: &Model,
-        step: usize,
-        time: f64,
-        q: &[f64],
-        message: String,
-        opts: &SimulationOptions,
-    ) -> Self {
-        let message = match model.base_lock_distance(q) {
-            Some(d) if d < opts.lock_margin => format!(
-                "{message}; the floating base's pitch is {:.4} rad, {d:.1e} rad from ±π/2, the \
-                 gimbal lock of its yaw–pitch–roll coordinates, where yaw and roll turn about \
-                 the same axis and its mass matrix is singular (the root link's x axis is \
-                 vertical: these coordinates cannot follow the body resting or spinning there)",
-                q[4]
-            ),
-            _ => message,
-        };
-        Self {
-            step,
-            time,
-            message,
-        }
-    }
-}
-
 /// The result of [`simulate`]: the trajectory up to the end or to the failing step.
 #[derive(Clone, Debug)]
 pub struct Simulation {
@@ -141,13 +112,9 @@ pub fn simulate(
     let m = s + 1;
     assert!(q0.len() == n && v0.len() == n && opts.dt > 0.0);
     let dt = opts.dt;
-    let mut ws = StageWorkspace::new(model, gal);
-    let mut cws = ConstraintWorkspace::new(model, gal, constraints);
-    let nc = cws.len();
-    let n_u = ws.n_u();
-    let mut energy = EnergyMeter::new(model);
-
-    let mut p = energy.momentum(q0, v0);
+    let nc = ConstraintWorkspace::new(model, gal, constraints).len();
+    let n_u = StageWorkspace::new(model, gal).n_u();
+    let mut p = EnergyMeter::new(model).momentum(q0, v0);
     let mut q = vec![0.0; m * n];
     let actuated = model.actuated_joints();
     let mut tau = vec![0.0; n];
@@ -163,48 +130,147 @@ pub fn simulate(
         joint_names: model.joint_names(),
         ..Trajectory::default()
     };
-    let record = |traj: &mut Trajectory, t: f64, q: &[f64], p: &[f64], e: &mut EnergyMeter| {
-        let (v, h) = e.velocity_and_energy(q, p);
-        traj.time.push(t);
-        traj.q.push(q.to_vec());
-        traj.v.push(v);
-        traj.p.push(p.to_vec());
-        traj.energy.push(h);
-    };
-    record(&mut traj, 0.0, q0, &p, &mut energy);
+    traj.push_knot(&mut EnergyMeter::new(model), 0.0, q0, &p);
     q[..n].copy_from_slice(q0);
 
-    for k in 0..opts.steps {
-        let t0 = k as f64 * dt;
-        for (al, &node) in gal.nodes().iter().enumerate() {
-            controls(t0 + node * dt, &mut u[al * n_u..(al + 1) * n_u]);
-        }
-        // Predict q^{k,1..=s} by a second-order Taylor step from the knot, with the velocity
-        // M⁻¹p^k and the acceleration of the articulated-body algorithm (constraints ignored).
-        {
-            let (qk, rest) = q.split_at_mut(n);
-            let v = &traj.v[k];
-            model.passive_forces(qk, v, &mut tau);
-            for (c, &i) in actuated.iter().enumerate() {
-                tau[i] += u[c];
+    let mut charts = Charts::new(model, q0);
+    let mut k = 0;
+    let failure = 'charts: loop {
+        let chart_model = charts.model(model);
+        let model = &chart_model;
+        let mut ws = StageWorkspace::new(model, gal);
+        let mut cws = ConstraintWorkspace::new(model, gal, constraints);
+        let mut energy = EnergyMeter::new(model);
+        while k < opts.steps {
+            if charts.recentre(model, opts, &mut q[..n], &mut [], &mut [&mut p], &mut traj) {
+                continue 'charts;
             }
-            forward_dynamics(model, &mut energy.ws, qk, v, &tau, &mut qdd);
-            for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
-                let h = node * dt;
-                for i in 0..n {
-                    rest[(al - 1) * n + i] = qk[i] + h * v[i] + 0.5 * h * h * qdd[i];
+            let t0 = k as f64 * dt;
+            for (al, &node) in gal.nodes().iter().enumerate() {
+                controls(t0 + node * dt, &mut u[al * n_u..(al + 1) * n_u]);
+            }
+            // Predict q^{k,1..=s} by a second-order Taylor step from the knot, with the velocity
+            // M⁻¹p^k and the acceleration of the articulated-body algorithm (constraints ignored).
+            {
+                let (qk, rest) = q.split_at_mut(n);
+                let v = &traj.v[k];
+                model.passive_forces(qk, v, &mut tau);
+                for (c, &i) in actuated.iter().enumerate() {
+                    tau[i] += u[c];
+                }
+                forward_dynamics(model, &mut energy.ws, qk, v, &tau, &mut qdd);
+                for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
+                    let h = node * dt;
+                    for i in 0..n {
+                        rest[(al - 1) * n + i] = qk[i] + h * v[i] + 0.5 * h * h * qdd[i];
+                    }
                 }
             }
-        }
-        let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-        let tol_r = opts.tolerance * scale;
-        let tol_h = opts.tolerance;
-        let mut converged = false;
-        let mut iterations = 0;
-        let mut failure = String::new();
-        let mut previous = f64::INFINITY;
-        for it in 0..opts.max_iterations {
-            iterations = it + 1;
+            let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+            let tol_r = opts.tolerance * scale;
+            let tol_h = opts.tolerance;
+            let mut converged = false;
+            let mut iterations = 0;
+            let mut failure = String::new();
+            let mut previous = f64::INFINITY;
+            for it in 0..opts.max_iterations {
+                iterations = it + 1;
+                let stage = Stage {
+                    dt,
+                    p: &p,
+                    q: &q,
+                    u: &u,
+                    loads: &[],
+                    forces: &[],
+                };
+                let dir = if nc == 0 {
+                    newton_direction(model, gal, &mut ws, &stage, &mut dq).map(|r| (r, 0.0))
+                } else {
+                    constrained_newton_direction(
+                        model, gal, &mut ws, &mut cws, &stage, &lambda, &mut dq, &mut dl,
+                    )
+                };
+                let (rn, hn) = match dir {
+                    Ok(norms) => norms,
+                    Err(e) => {
+                        failure = e.to_string();
+                        break;
+                    }
+                };
+                if rn <= tol_r && hn <= tol_h {
+                    converged = true;
+                    break;
+                }
+                let level = (rn / tol_r).max(hn / tol_h);
+                let at_floor = level <= ROUNDOFF_FLOOR;
+                if at_floor && level > STAGNATION * previous {
+                    converged = true;
+                    break;
+                }
+                previous = level;
+                let merit = |r: f64, h: f64| (r / scale).powi(2) + h.powi(2);
+                let m0 = merit(rn, hn);
+                let mut t = 1.0;
+                let accepted = loop {
+                    for a in 1..m {
+                        for i in 0..n {
+                            q_trial[a * n + i] = q[a * n + i] + t * dq[(a - 1) * n + i];
+                        }
+                    }
+                    q_trial[..n].copy_from_slice(&q[..n]);
+                    for (lt, (l, d)) in l_trial.iter_mut().zip(lambda.iter().zip(&dl)) {
+                        *lt = l + t * d;
+                    }
+                    let trial = Stage {
+                        dt,
+                        p: &p,
+                        q: &q_trial,
+                        u: &u,
+                        loads: &[],
+                        forces: &[],
+                    };
+                    let (rt, ht) = if nc == 0 {
+                        del_residual(model, gal, &mut ws, &trial, &mut r_buf, &mut p_next);
+                        (r_buf.iter().fold(0.0f64, |a, x| a.max(x.abs())), 0.0)
+                    } else {
+                        constrained_residual(model, gal, &mut ws, &mut cws, &trial, &l_trial, None)
+                    };
+                    if rt.is_finite() && ht.is_finite() && merit(rt, ht) <= (1.0 - 1e-4 * t) * m0 {
+                        break true;
+                    }
+                    t *= 0.5;
+                    if t < 1e-6 {
+                        break false;
+                    }
+                };
+                if !accepted {
+                    // At the round-off floor the merit cannot decrease any more.
+                    if at_floor {
+                        converged = true;
+                    } else {
+                        failure = format!(
+                            "line search failed with residual {rn:.3e} (tolerance {tol_r:.1e})"
+                        );
+                    }
+                    break;
+                }
+                std::mem::swap(&mut q, &mut q_trial);
+                std::mem::swap(&mut lambda, &mut l_trial);
+            }
+            if !converged {
+                if failure.is_empty() {
+                    failure = format!(
+                        "Newton did not converge in {} iterations",
+                        opts.max_iterations
+                    );
+                }
+                break 'charts Some(StepFailure {
+                    step: k,
+                    time: t0,
+                    message: failure,
+                });
+            }
+            // p^{k+1} by Eq. 5c at the solution.
             let stage = Stage {
                 dt,
                 p: &p,
@@ -213,122 +279,138 @@ pub fn simulate(
                 loads: &[],
                 forces: &[],
             };
-            let dir = if nc == 0 {
-                newton_direction(model, gal, &mut ws, &stage, &mut dq).map(|r| (r, 0.0))
+            if nc == 0 {
+                del_residual(model, gal, &mut ws, &stage, &mut r_buf, &mut p_next);
             } else {
-                constrained_newton_direction(
-                    model, gal, &mut ws, &mut cws, &stage, &lambda, &mut dq, &mut dl,
-                )
-            };
-            let (rn, hn) = match dir {
-                Ok(norms) => norms,
-                Err(e) => {
-                    failure = e.to_string();
-                    break;
-                }
-            };
-            if rn <= tol_r && hn <= tol_h {
-                converged = true;
-                break;
-            }
-            let level = (rn / tol_r).max(hn / tol_h);
-            let at_floor = level <= ROUNDOFF_FLOOR;
-            if at_floor && level > STAGNATION * previous {
-                converged = true;
-                break;
-            }
-            previous = level;
-            let merit = |r: f64, h: f64| (r / scale).powi(2) + h.powi(2);
-            let m0 = merit(rn, hn);
-            let mut t = 1.0;
-            let accepted = loop {
-                for a in 1..m {
-                    for i in 0..n {
-                        q_trial[a * n + i] = q[a * n + i] + t * dq[(a - 1) * n + i];
-                    }
-                }
-                q_trial[..n].copy_from_slice(&q[..n]);
-                for (lt, (l, d)) in l_trial.iter_mut().zip(lambda.iter().zip(&dl)) {
-                    *lt = l + t * d;
-                }
-                let trial = Stage {
-                    dt,
-                    p: &p,
-                    q: &q_trial,
-                    u: &u,
-                    loads: &[],
-                    forces: &[],
-                };
-                let (rt, ht) = if nc == 0 {
-                    del_residual(model, gal, &mut ws, &trial, &mut r_buf, &mut p_next);
-                    (r_buf.iter().fold(0.0f64, |a, x| a.max(x.abs())), 0.0)
-                } else {
-                    constrained_residual(model, gal, &mut ws, &mut cws, &trial, &l_trial, None)
-                };
-                if rt.is_finite() && ht.is_finite() && merit(rt, ht) <= (1.0 - 1e-4 * t) * m0 {
-                    break true;
-                }
-                t *= 0.5;
-                if t < 1e-6 {
-                    break false;
-                }
-            };
-            if !accepted {
-                // At the round-off floor the merit cannot decrease any more.
-                if at_floor {
-                    converged = true;
-                } else {
-                    failure = format!(
-                        "line search failed with residual {rn:.3e} (tolerance {tol_r:.1e})"
-                    );
-                }
-                break;
-            }
-            std::mem::swap(&mut q, &mut q_trial);
-            std::mem::swap(&mut lambda, &mut l_trial);
-        }
-        if !converged {
-            if failure.is_empty() {
-                failure = format!(
-                    "Newton did not converge in {} iterations",
-                    opts.max_iterations
+                constrained_residual(
+                    model,
+                    gal,
+                    &mut ws,
+                    &mut cws,
+                    &stage,
+                    &lambda,
+                    Some(&mut p_next),
                 );
             }
-            return Simulation {
-                trajectory: traj,
-                failure: Some(StepFailure::new(model, k, t0, &q[..n], failure, opts)),
-            };
+            p.copy_from_slice(&p_next);
+            traj.iterations.push(iterations);
+            traj.push_knot(&mut energy, (k + 1) as f64 * dt, &q[s * n..], &p);
+            q.copy_within(s * n.., 0);
+            k += 1;
         }
-        // p^{k+1} by Eq. 5c at the solution.
-        let stage = Stage {
-            dt,
-            p: &p,
-            q: &q,
-            u: &u,
-            loads: &[],
-            forces: &[],
-        };
-        if nc == 0 {
-            del_residual(model, gal, &mut ws, &stage, &mut r_buf, &mut p_next);
-        } else {
-            constrained_residual(
-                model,
-                gal,
-                &mut ws,
-                &mut cws,
-                &stage,
-                &lambda,
-                Some(&mut p_next),
-            );
-        }
-        p.copy_from_slice(&p_next);
-        traj.iterations.push(iterations);
-        record(&mut traj, (k + 1) as f64 * dt, &q[s * n..], &p, &mut energy);
-        q.copy_within(s * n.., 0);
-    }
+        break None;
+    };
+    charts.finish(&mut traj);
     Simulation {
         trajectory: traj,
-        failure: None,
+        failure,
+    }
+}
+
+impl Trajectory {
+    /// Records the knot `(t, q, p)` with its velocity and energy.
+    pub(crate) fn push_knot(&mut self, energy: &mut EnergyMeter, t: f64, q: &[f64], p: &[f64]) {
+        let (v, e) = energy.velocity_and_energy(q, p);
+        self.time.push(t);
+        self.q.push(q.to_vec());
+        self.v.push(v);
+        self.p.push(p.to_vec());
+        self.energy.push(e);
+    }
+}
+
+/// The charts of a simulation's floating base ([`BaseChart`]): which chart the knots from
+/// each recorded index on were written in, while the simulation runs in the newest one.
+pub(crate) struct Charts {
+    /// `(first knot, chart)`, the first from knot 0 in the model's own chart.
+    segments: Vec<(usize, BaseChart)>,
+    /// The initial angles, for the branch the first converted knot is written in.
+    start: [f64; 3],
+}
+
+impl Charts {
+    /// The model's own chart, for a simulation from `q0`.
+    pub(crate) fn new(model: &Model, q0: &[f64]) -> Self {
+        let start = match model.base_lock_distance(q0) {
+            Some(_) => [q0[3], q0[4], q0[5]],
+            None => [0.0; 3],
+        };
+        Self {
+            segments: vec![(0, BaseChart::identity())],
+            start,
+        }
+    }
+
+    /// `model` in the current chart.
+    pub(crate) fn model(&self, model: &Model) -> Model {
+        self.current().model(model)
+    }
+
+    fn current(&self) -> &BaseChart {
+        &self.segments[self.segments.len() - 1].1
+    }
+
+    /// At a knot `q` (in the current chart, `model` the model in it) whose floating base is
+    /// within `opts.chart_margin` of the chart's lock: changes to the chart centred there,
+    /// writing `q`, the velocities `tangents`, the momenta `covectors` and the last recorded
+    /// knot of `traj` (which is `q`) in it. Whether it changed.
+    pub(crate) fn recentre(
+        &mut self,
+        model: &Model,
+        opts: &SimulationOptions,
+        q: &mut [f64],
+        tangents: &mut [&mut [f64]],
+        covectors: &mut [&mut [f64]],
+        traj: &mut Trajectory,
+    ) -> bool {
+        if model
+            .base_lock_distance(q)
+            .is_none_or(|d| d >= opts.chart_margin)
+        {
+            return false;
+        }
+        let next = self.current().centred_at(q);
+        let centre = [0.0; 3];
+        self.current()
+            .convert(&next, &centre, q, tangents, covectors);
+        let last = traj.q.len() - 1;
+        self.current().convert(
+            &next,
+            &centre,
+            &mut traj.q[last],
+            &mut [&mut traj.v[last]],
+            &mut [&mut traj.p[last]],
+        );
+        if self.segments[self.segments.len() - 1].0 == last {
+            self.segments.pop();
+        }
+        self.segments.push((last, next));
+        true
+    }
+
+    /// Writes every knot of `traj` in the model's own chart, each knot's angles on the branch
+    /// nearest the knot before.
+    pub(crate) fn finish(&self, traj: &mut Trajectory) {
+        if self.segments.iter().all(|(_, chart)| chart.is_identity()) {
+            return;
+        }
+        let identity = BaseChart::identity();
+        let mut near = self.start;
+        for (i, (first, chart)) in self.segments.iter().enumerate() {
+            let end = self.segments.get(i + 1).map_or(traj.q.len(), |s| s.0);
+            for k in *first..end.min(traj.q.len()) {
+                if !chart.is_identity() {
+                    chart.convert(
+                        &identity,
+                        &near,
+                        &mut traj.q[k],
+                        &mut [&mut traj.v[k]],
+                        &mut [&mut traj.p[k]],
+                    );
+                }
+                near = [traj.q[k][3], traj.q[k][4], traj.q[k][5]];
+            }
+        }
     }
 }
 
@@ -338,10 +420,6 @@ pub(crate) struct EnergyMeter<'a> {
     ws: Workspace,
     mass: DMatrix<f64>,
 }
-
-/// Singular values of `M(q)` below this fraction of the largest are taken as zero when `M(q)`
-/// is singular (a floating base at its coordinates' gimbal lock).
-const MASS_RANK_TOLERANCE: f64 = 1e-12;
 
 impl<'a> EnergyMeter<'a> {
     pub(crate) fn new(model: &'a Model) -> Self {
@@ -360,21 +438,14 @@ impl<'a> EnergyMeter<'a> {
             .to_vec()
     }
 
-    /// `v = M(q)⁻¹ p` and `½ pᵀv + V(q)`. Where `M(q)` is singular (a floating base at its
-    /// gimbal lock, where `p` still lies in its range) `v` is the least-norm velocity with
-    /// `M(q) v = p`: one of the coordinate velocities of the same motion.
+    /// `v = M(q)⁻¹ p` and `½ pᵀv + V(q)`.
     pub(crate) fn velocity_and_energy(&mut self, q: &[f64], p: &[f64]) -> (Vec<f64>, f64) {
         mass_matrix(self.model, &mut self.ws, q, &mut self.mass);
         let pv = DVector::from_column_slice(p);
-        let v = match self.mass.clone().cholesky() {
-            Some(c) => c.solve(&pv),
-            None => {
-                let svd = self.mass.clone().svd(true, true);
-                let cut = MASS_RANK_TOLERANCE * svd.singular_values.max();
-                svd.solve(&pv, cut)
-                    .unwrap_or_else(|_| DVector::from_element(p.len(), f64::NAN))
-            }
-        };
+        let v = self.mass.clone().cholesky().map_or_else(
+            || DVector::from_element(p.len(), f64::NAN),
+            |c| c.solve(&pv),
+        );
         let e = 0.5 * pv.dot(&v)
             + potential_energy(self.model, &mut self.ws, q)
             + spring_energy(self.model, q);
