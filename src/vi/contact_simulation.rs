@@ -22,7 +22,7 @@ use super::simulate::{
 use super::{Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, linearize};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL};
 use crate::dynamics::{Workspace, forward_kinematics};
-use crate::model::Model;
+use crate::model::{Drive, Model};
 use crate::spatial::Vec3;
 use nalgebra::{DMatrix, DVector};
 
@@ -120,6 +120,16 @@ enum Pairing {
     /// half of a step is stopped at the end knot but may leave it with the velocity of the
     /// interpolant's dip, so this pairing is the fallback.
     NextNode,
+}
+
+impl Pairing {
+    /// Its name in an error.
+    fn describe(self) -> &'static str {
+        match self {
+            Pairing::StageEnd => "with the start knot's force paired with the end gap",
+            Pairing::NextNode => "with each node's force paired with the next node's gap",
+        }
+    }
 }
 
 /// Buffers of the step solver.
@@ -396,6 +406,7 @@ pub fn simulate_with_contact(
     let block = Stepper::new(model, gal, contact).block();
     let (k_site, nl) = (contact.per_site(), contact.sites.len());
     let n_u = model.actuated_joints().len();
+    let drives = model.drives();
     let mut u = vec![0.0; (s + 1) * n_u];
     let mut p = EnergyMeter::new(model).momentum(q0, v0);
     let mut q = vec![0.0; (s + 1) * n];
@@ -455,6 +466,7 @@ pub fn simulate_with_contact(
             let knot_factor = h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h));
             let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
             let mut solved = Err(String::new());
+            let mut errors = Vec::new();
             // The fallback pairing only once the step cannot be split further.
             let shortest = h <= dt / f64::from(1u32 << SPLITS);
             let pairings: &[Pairing] = if shortest {
@@ -483,10 +495,37 @@ pub fn simulate_with_contact(
                     scale,
                     opts,
                 )
-                .map(|iterations| (iterations, pairing));
-                if solved.is_ok() {
-                    break;
+                .and_then(|iterations| {
+                    let (gain, allowed) = energy_gain(
+                        &mut st,
+                        &mut energy,
+                        &mut ws,
+                        &drives,
+                        (h, h_prev.unwrap_or(0.0)),
+                        &p,
+                        &q,
+                        &u,
+                        &z,
+                        knot_factor,
+                        pairing,
+                        opts,
+                    );
+                    if gain > allowed {
+                        Err(format!(
+                            "the contact step's solution gains {gain:.3e} J beyond the \
+                             actuators' work (at most {allowed:.1e} J allowed)"
+                        ))
+                    } else {
+                        Ok((iterations, pairing))
+                    }
+                });
+                match &solved {
+                    Ok(_) => break,
+                    Err(e) => errors.push(format!("{}: {e}", pairing.describe())),
                 }
+            }
+            if solved.is_err() {
+                solved = Err(errors.join("; "));
             }
             let pairing = match solved {
                 Ok((iterations, pairing)) => {
@@ -526,7 +565,7 @@ pub fn simulate_with_contact(
                     .collect(),
             );
             if let Some(hp) = h_prev {
-                let extra = knot_momentum(model, &mut ws, &st, gal.w(s) * hp, &q[..n]);
+                let extra = knot_momentum(model, &mut ws, &st, 0, gal.w(s) * hp, &q[..n]);
                 let kp = traj.p.len() - 1;
                 let corrected: Vec<f64> =
                     traj.p[kp].iter().zip(&extra).map(|(a, b)| a + b).collect();
@@ -711,11 +750,76 @@ fn solve_step(
     ))
 }
 
-/// `w Σ_l J_l(q)ᵀ f_l` for the start-knot forces in the stepper.
+/// How much energy the solved step in `st` (of length `h`, after one of `h_prev`) creates,
+/// less the actuators' work `Σ_α w^α Δt uᵀ B q̇^α`; and how much the settings allow,
+/// `energy_gain_tolerance` times the start's kinetic energy or the weight times
+/// `energy_gain_height`, whichever is larger. Contact forces dissipate (an inelastic impact, Coulomb friction), so a
+/// solution that gains energy is a spurious one: on a box landing on a spinning corner, one
+/// shot it up with four times its energy.
+///
+/// The end momentum `p^{k+1}` lacks its stage's share `w^s h Jᵀ f` of the end knot's force,
+/// which the next step decides, and so does the start momentum `p^k` the solver is given
+/// (`w^s h_prev Jᵀ f^{k,0}`). The start is measured as if the stage before had been as long as
+/// this one, `p^k + w^s (h_prev − h) Jᵀ f^{k,0}`, so that a body at rest on the ground has the
+/// same energy at both ends whatever the two lengths. Where a knot takes an impact its share
+/// matters, so the start counts at the higher of that energy and the one written for the knot
+/// (with the previous stage's share), and the end at the lower of its energy without its share
+/// and with the share of the last interior node's force (the end knot's force when the body
+/// rests): only a gain that no share explains is refused.
+#[allow(clippy::too_many_arguments)]
+fn energy_gain(
+    st: &mut Stepper,
+    energy: &mut EnergyMeter,
+    ws: &mut Workspace,
+    drives: &[Drive],
+    (h, h_prev): (f64, f64),
+    p: &[f64],
+    q: &[f64],
+    u: &[f64],
+    z: &[f64],
+    knot_factor: f64,
+    pairing: Pairing,
+    opts: &SimulationOptions,
+) -> (f64, f64) {
+    let n = st.model.dof();
+    let s = st.gal.s();
+    let n_u = u.len() / (s + 1);
+    st.evaluate(h, p, q, u, z, knot_factor, pairing, 0.0, false);
+    let p_end: Vec<f64> = st.jac.value.rows(s * n, n).iter().copied().collect();
+    let share = knot_momentum(st.model, ws, st, 0, st.gal.w(s) * (h_prev - h), &q[..n]);
+    let p_start: Vec<f64> = p.iter().zip(&share).map(|(a, b)| a + b).collect();
+    let recorded = knot_momentum(st.model, ws, st, 0, st.gal.w(s) * h_prev, &q[..n]);
+    let p_recorded: Vec<f64> = p.iter().zip(&recorded).map(|(a, b)| a + b).collect();
+    let (v0, e0) = energy.velocity_and_energy(&q[..n], &p_start);
+    let e0 = e0.max(energy.velocity_and_energy(&q[..n], &p_recorded).1);
+    let end_share = knot_momentum(st.model, ws, st, s - 1, st.gal.w(s) * h, &q[s * n..]);
+    let p_held: Vec<f64> = p_end.iter().zip(&end_share).map(|(a, b)| a + b).collect();
+    let e1 = energy
+        .velocity_and_energy(&q[s * n..], &p_end)
+        .1
+        .min(energy.velocity_and_energy(&q[s * n..], &p_held).1);
+    let mut work = 0.0;
+    for al in 0..=s {
+        for d in drives {
+            let rate = (0..=s)
+                .map(|be| st.gal.b(al, be) * q[be * n + d.joint])
+                .sum::<f64>()
+                / h;
+            work += st.gal.w(al) * h * d.factor * u[al * n_u + d.column] * rate;
+        }
+    }
+    let kinetic = 0.5 * p_start.iter().zip(&v0).map(|(a, b)| a * b).sum::<f64>();
+    let weight = st.model.total_mass() * st.model.gravity().norm();
+    let allowed = (opts.energy_gain_tolerance * kinetic).max(weight * opts.energy_gain_height);
+    (e1 - e0 - work, allowed)
+}
+
+/// `w Σ_l J_l(q)ᵀ f_l` for the forces at node `node` in the stepper.
 fn knot_momentum(
     model: &Model,
     ws: &mut Workspace,
     st: &Stepper,
+    node: usize,
     weight: f64,
     q: &[f64],
 ) -> Vec<f64> {
@@ -725,7 +829,7 @@ fn knot_momentum(
     let mut jac = DMatrix::zeros(3, n);
     for (l, site) in st.contact.sites.iter().enumerate() {
         crate::dynamics::point_jacobian(model, ws, site.body, &site.offset, &mut jac);
-        let f = st.samples[0].forces[l];
+        let f = st.samples[node].forces[l];
         for (j, o) in out.iter_mut().enumerate() {
             *o += weight * (0..3).map(|c| jac[(c, j)] * f[c]).sum::<f64>();
         }
