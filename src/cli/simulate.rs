@@ -134,11 +134,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     );
     if let Some(f) = &sim.failure {
         bail!(
-            "step {} (t = {} s) did not converge: {}; the trajectory up to t = {} s is in {}",
-            f.step,
-            f.time,
-            f.message,
-            f.time,
+            "{f}; the trajectory up to that time is in {}",
             csv.display()
         );
     }

@@ -56,13 +56,7 @@ impl SimulationReport {
         let e0 = traj.energy.first().copied().unwrap_or(0.0);
         let (status, message) = match &sim.failure {
             None => ("Completed", format!("{steps_done} steps")),
-            Some(f) => (
-                "StepFailed",
-                format!(
-                    "step {} (t = {} s) did not converge: {}",
-                    f.step, f.time, f.message
-                ),
-            ),
+            Some(f) => ("StepFailed", f.to_string()),
         };
         Self {
             kind: "simulation",

@@ -88,6 +88,20 @@ pub struct StepFailure {
     pub message: String,
 }
 
+impl std::fmt::Display for StepFailure {
+    /// `step N (t = T s) did not converge: …`, with `T` rounded to the nanosecond (a split
+    /// step's start is a sum of halved steps).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {} (t = {} s) did not converge: {}",
+            self.step,
+            (self.time * 1e9).round() / 1e9,
+            self.message
+        )
+    }
+}
+
 /// The result of [`simulate`]: the trajectory up to the end or to the failing step.
 #[derive(Clone, Debug)]
 pub struct Simulation {
