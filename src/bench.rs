@@ -10,7 +10,7 @@ use crate::dynamics::{
 };
 use crate::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
 use crate::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use crate::sqp::{Nlp, QpBackend};
+use crate::sqp::{Method, Nlp, QpBackend};
 use crate::transcription::{CollocationNlp, VariationalNlp};
 use crate::vi::{
     Galerkin, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient, del_hessian,
@@ -477,7 +477,9 @@ pub struct SqpRun {
     pub problem: String,
     /// The transcription, as written in problem files.
     pub transcription: String,
-    /// The QP backend.
+    /// The method that ran (`interior_point` or `sqp`).
+    pub method: String,
+    /// The QP backend (of the SQP).
     pub qp: String,
     /// The solver's status, formatted.
     pub status: String,
@@ -519,11 +521,13 @@ pub fn sqp_run(
     dir: &Path,
     name: &str,
     transcription: TranscriptionKind,
-    qp: QpBackend,
+    method: Option<Method>,
+    qp: Option<QpBackend>,
 ) -> Result<SqpRun, String> {
     let file = dir.join(format!("{name}.yaml"));
     let overrides = ProblemOverrides {
-        qp: Some(qp),
+        qp,
+        method,
         transcription: Some(transcription),
         ..ProblemOverrides::default()
     };
@@ -537,7 +541,8 @@ pub fn sqp_run(
     Ok(SqpRun {
         problem: name.to_string(),
         transcription: transcription.to_string(),
-        qp: format!("{qp:?}").to_lowercase(),
+        method: r.method.name().to_string(),
+        qp: format!("{:?}", prob.solver.qp).to_lowercase(),
         status: format!("{:?}", r.status),
         objective: r.objective,
         iterations: r.iterations,

@@ -4,10 +4,12 @@
 mod common;
 
 use common::{Dense, check_derivatives, hs};
-use vito::sqp::{HessianStrategy, QpBackend, Settings, Solver, SqpResult, Status};
+use vito::sqp::{HessianStrategy, Method, QpBackend, Settings, Solver, SqpResult, Status};
 
+/// The SQP on `qp` (the interior-point method's runs are `tests/interior_point.rs`).
 fn settings(qp: QpBackend, hessian: HessianStrategy) -> Settings {
     Settings {
+        method: Method::Sqp,
         qp,
         hessian,
         print_level: 0,
@@ -166,13 +168,6 @@ fn iteration_table() {
 #[test]
 #[ignore = "prints the robustness count; run on demand"]
 fn perturbed_starts() {
-    let mut state: u64 = 12345;
-    let mut uniform = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    };
     let mut configurations = vec![
         (QpBackend::Clarabel, HessianStrategy::Exact),
         (QpBackend::Clarabel, HessianStrategy::Bfgs),
@@ -182,20 +177,12 @@ fn perturbed_starts() {
         configurations.push((QpBackend::Osqp, HessianStrategy::Bfgs));
     }
     let mut counts = std::collections::BTreeMap::new();
-    for problem in hs::all() {
-        for trial in 0..6 {
-            let mut start = problem.clone();
-            if trial > 0 {
-                for x in &mut start.x0 {
-                    *x += 3.0 * uniform() * x.abs().max(1.0);
-                }
-            }
-            for &(qp, hessian) in &configurations {
-                let status = solve(start.clone(), qp, hessian).status;
-                *counts
-                    .entry(format!("{qp:?} {hessian:?} {status:?}"))
-                    .or_insert(0) += 1;
-            }
+    for (start, _) in hs::perturbed_starts() {
+        for &(qp, hessian) in &configurations {
+            let status = solve(start.clone(), qp, hessian).status;
+            *counts
+                .entry(format!("{qp:?} {hessian:?} {status:?}"))
+                .or_insert(0) += 1;
         }
     }
     for (outcome, count) in counts {

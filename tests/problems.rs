@@ -9,7 +9,7 @@ use vito::problem::{
     ComplementarityMethod, ProblemOverrides, Ranges, TrajectoryProblem, TranscriptionKind,
     load_problem,
 };
-use vito::sqp::{QpBackend, Status};
+use vito::sqp::{Method, QpBackend, Status};
 use vito::transcription::{Outcome, dynamic_accuracy, solve};
 
 const PROBLEMS: [&str; 6] = [
@@ -25,12 +25,14 @@ const PROBLEMS: [&str; 6] = [
 /// on its own so that the test harness runs it alongside the others.
 const TWELVE_LINK: &str = "pendulum12_reconfigure";
 
-fn load(name: &str, transcription: TranscriptionKind, qp: QpBackend) -> TrajectoryProblem {
+/// The problem `name` with `transcription`, solved by the SQP on `qp` when given, else by the
+/// problem's own method (the interior-point method for every problem without contact).
+fn load(name: &str, transcription: TranscriptionKind, qp: Option<QpBackend>) -> TrajectoryProblem {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("problems/{name}.yaml"));
     let mut prob = load_problem(
         &file,
         &ProblemOverrides {
-            qp: Some(qp),
+            qp,
             transcription: Some(transcription),
             ..ProblemOverrides::default()
         },
@@ -41,9 +43,9 @@ fn load(name: &str, transcription: TranscriptionKind, qp: QpBackend) -> Trajecto
     prob
 }
 
-/// Solves every problem with both transcriptions, asserts that all converge and returns the
-/// SQP iterations of each solve in order.
-fn converges(qp: QpBackend, problems: &[&str]) -> Vec<usize> {
+/// Solves every problem with both transcriptions (see [`load`] for `qp`), asserts that all
+/// converge and returns the iterations of each solve in order.
+fn converges(qp: Option<QpBackend>, problems: &[&str]) -> Vec<usize> {
     let mut failures = Vec::new();
     let mut iterations = Vec::new();
     for name in problems {
@@ -137,9 +139,31 @@ fn written_bound_violations(prob: &TrajectoryProblem, outcome: &Outcome, tag: &s
     violations
 }
 
+/// Every problem by its default method, the interior-point method, both transcriptions; the
+/// twelve-link pendulum with the variational integrator only (with Hermite–Simpson the
+/// interior-point method runs to its iteration limit and the SQP solves it again, about a
+/// minute: `Method::Auto`).
+#[test]
+fn every_problem_converges_with_the_interior_point_method() {
+    let iterations = converges(None, &PROBLEMS[..PROBLEMS.len() - 1]);
+    assert!(iterations.iter().all(|&i| i <= 100), "{iterations:?}");
+    let mut prob = load(TWELVE_LINK, TranscriptionKind::Variational(2), None);
+    prob.solver.method = Method::InteriorPoint;
+    let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+    assert_eq!(
+        outcome.result.status,
+        Status::Converged,
+        "{}",
+        outcome.result.message
+    );
+    assert!(outcome.result.iterations <= 150);
+    let violations = written_bound_violations(&prob, &outcome, "twelve-link-ip");
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
 #[test]
 fn every_problem_converges_with_clarabel() {
-    converges(QpBackend::Clarabel, &PROBLEMS[..PROBLEMS.len() - 1]);
+    converges(Some(QpBackend::Clarabel), &PROBLEMS[..PROBLEMS.len() - 1]);
 }
 
 /// Also pins the variational solve's iteration count (78 before the working-set QP path, 473
@@ -147,7 +171,7 @@ fn every_problem_converges_with_clarabel() {
 /// convexification).
 #[test]
 fn twelve_link_pendulum_converges_with_clarabel() {
-    let iterations = converges(QpBackend::Clarabel, &[TWELVE_LINK]);
+    let iterations = converges(Some(QpBackend::Clarabel), &[TWELVE_LINK]);
     assert!(
         iterations[0] <= 150,
         "simpson_vi took {} iterations",
@@ -163,7 +187,7 @@ fn twelve_link_pendulum_converges_with_clarabel() {
 #[cfg(feature = "osqp")]
 #[test]
 fn swingups_converge_with_osqp() {
-    converges(QpBackend::Osqp, &PROBLEMS[..4]);
+    converges(Some(QpBackend::Osqp), &PROBLEMS[..4]);
 }
 
 /// Every problem with OSQP: minutes per problem (ADMM needs 10⁴–10⁵ iterations on some QPs of
@@ -175,7 +199,7 @@ fn swingups_converge_with_osqp() {
 #[test]
 #[ignore = "minutes per problem with OSQP"]
 fn every_problem_converges_with_osqp() {
-    converges(QpBackend::Osqp, &PROBLEMS);
+    converges(Some(QpBackend::Osqp), &PROBLEMS);
 }
 
 /// The passive box touching down on a knot (`problems/box_touchdown.yaml`, complementarity by
@@ -183,11 +207,7 @@ fn every_problem_converges_with_osqp() {
 /// within the complementarity tolerance, no penetration beyond the constraint tolerance.
 #[test]
 fn box_touchdown_converges_with_contact_conditions() {
-    let prob = load(
-        "box_touchdown",
-        TranscriptionKind::Variational(2),
-        QpBackend::Clarabel,
-    );
+    let prob = load("box_touchdown", TranscriptionKind::Variational(2), None);
     let outcome = solve(&prob, &mut std::io::sink()).unwrap();
     let r = &outcome.result;
     assert_eq!(r.status, Status::Converged, "{}", r.message);
@@ -248,11 +268,7 @@ fn trajectory_gaps_are_the_corners_heights(prob: &TrajectoryProblem, outcome: &O
 /// `m g · 0.3 s` within 1 %.
 #[test]
 fn box_touchdown_converges_with_hermite_simpson() {
-    let prob = load(
-        "box_touchdown",
-        TranscriptionKind::HermiteSimpson,
-        QpBackend::Clarabel,
-    );
+    let prob = load("box_touchdown", TranscriptionKind::HermiteSimpson, None);
     let outcome = solve(&prob, &mut std::io::sink()).unwrap();
     let r = &outcome.result;
     assert_eq!(r.status, Status::Converged, "{}", r.message);
@@ -333,11 +349,7 @@ fn box_touchdown_converges_with_hermite_simpson() {
 /// identity `a·b = μ²` of its smoothing `μ = smoothing_margin · √complementarity_tolerance`.
 #[test]
 fn hopper_converges_with_contact_conditions() {
-    let prob = load(
-        "hopper_hop",
-        TranscriptionKind::Variational(2),
-        QpBackend::Clarabel,
-    );
+    let prob = load("hopper_hop", TranscriptionKind::Variational(2), None);
     assert!(matches!(
         prob.complementarity,
         ComplementarityMethod::Smoothing { end: None, .. }
@@ -390,7 +402,7 @@ fn optimized_torques_reproduce_the_motion_at_the_integrators_order() {
         let mut prob = load(
             "pendulum_swingup_1",
             TranscriptionKind::Variational(2),
-            QpBackend::Clarabel,
+            None,
         );
         prob.stages = stages;
         let outcome = solve(&prob, &mut std::io::sink()).unwrap();

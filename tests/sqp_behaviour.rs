@@ -3,14 +3,17 @@
 
 mod common;
 
+use common::infeasible::{disc_and_half_plane, no_real_root};
 use common::{Dense, INF, hs, hs::base};
 use vito::sqp::{
-    ActiveSetSettings, Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Nlp,
-    QpBackend, Settings, Solver, SqpError, SqpResult, Status, Tuning,
+    ActiveSetSettings, Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Method,
+    Nlp, QpBackend, Settings, Solver, SqpError, SqpResult, Status, Tuning,
 };
 
+/// The SQP (these tests are about its behaviour), silent.
 fn quiet() -> Settings {
     Settings {
+        method: Method::Sqp,
         print_level: 0,
         ..Settings::default()
     }
@@ -115,43 +118,6 @@ fn weakly_active_bound_keeps_newton_steps() {
         for (x, x_star) in result.x.iter().zip(&problem.x_star) {
             assert!((x - x_star).abs() < 1e-6, "{qp:?}: {:?}", result.x);
         }
-    }
-}
-
-/// `c(x) = x² + 1 = 0` has no solution; the violation is stationary at `x = 0`.
-fn no_real_root() -> Dense {
-    Dense {
-        x0: vec![1.0],
-        c_upper: vec![0.0],
-        f: |x| x[0],
-        grad: |_, g| g[0] = 1.0,
-        cons: |x, c| c[0] = x[0] * x[0] + 1.0,
-        jac: |x, j| j[0] = 2.0 * x[0],
-        hess: |_, _, l, h| h[0] = 2.0 * l[0],
-        ..base("no_real_root", 1, 1)
-    }
-}
-
-/// The unit disc and the half plane `x₀ + x₁ >= 3` do not meet.
-fn disc_and_half_plane() -> Dense {
-    Dense {
-        c_lower: vec![-INF, 3.0],
-        c_upper: vec![1.0, INF],
-        f: |x| x[0] * x[0] + x[1] * x[1],
-        grad: |x, g| {
-            g[0] = 2.0 * x[0];
-            g[1] = 2.0 * x[1];
-        },
-        cons: |x, c| {
-            c[0] = x[0] * x[0] + x[1] * x[1];
-            c[1] = x[0] + x[1];
-        },
-        jac: |x, j| j.copy_from_slice(&[2.0 * x[0], 2.0 * x[1], 1.0, 1.0]),
-        hess: |_, s, l, h| {
-            h[0] = 2.0 * s + 2.0 * l[0];
-            h[3] = 2.0 * s + 2.0 * l[0];
-        },
-        ..base("disc_and_half_plane", 2, 2)
     }
 }
 
@@ -316,7 +282,7 @@ fn log_lists_iterations_and_summary() {
     let solver = Solver::new(Settings {
         print_level: 2,
         progress_bar: false,
-        ..Settings::default()
+        ..quiet()
     })
     .unwrap();
     let mut log = Vec::new();

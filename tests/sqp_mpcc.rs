@@ -5,8 +5,8 @@ mod common;
 
 use common::{Dense, INF, check_derivatives, hs::base};
 use vito::sqp::{
-    Complementarity, ComplementarityTerm as Term, EvalError, Nlp, Settings, Solver, SqpResult,
-    Status,
+    Complementarity, ComplementarityTerm as Term, EvalError, Method, Nlp, Settings, Solver,
+    SqpResult, Status,
 };
 
 fn pair(a: Term, b: Term) -> Complementarity {
@@ -128,6 +128,7 @@ fn desilva() -> Dense {
 
 fn settings() -> Settings {
     Settings {
+        method: Method::Sqp,
         print_level: 0,
         ..Settings::default()
     }
@@ -181,6 +182,22 @@ fn ralph2_clarabel() {
 #[test]
 fn desilva_clarabel() {
     solve_and_check(desilva(), settings());
+}
+
+/// The interior-point method relaxes the pairs as the SQP does (`Method::Auto` gives problems
+/// with pairs to the SQP: on `desilva` it ends `LineSearchFailure`).
+#[test]
+fn gauvin_and_ralph2_with_the_interior_point_method() {
+    for problem in [gauvin(), ralph2()] {
+        let result = solve_and_check(
+            problem,
+            Settings {
+                method: Method::InteriorPoint,
+                ..settings()
+            },
+        );
+        assert_eq!(result.method, Method::InteriorPoint);
+    }
 }
 
 /// `ralph2` is left out for OSQP: its solution is biactive, so the relaxation has to reach

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::{HessianStrategy, QpBackend, Settings, Solver, SqpResult, Status};
+use vito::sqp::{HessianStrategy, Method, QpBackend, Settings, Solver, SqpResult, Status};
 use vito::transcription::VariationalNlp;
 
 /// Iterations the problems below take, with headroom: 80 and 26 with Clarabel since the
@@ -27,6 +27,7 @@ fn solve(name: &str, qp: QpBackend) -> SqpResult {
         load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut nlp = VariationalNlp::new(&problem, 2).unwrap_or_else(|e| panic!("{name}: {e}"));
     let settings = Settings {
+        method: Method::Sqp,
         qp,
         hessian: HessianStrategy::Exact,
         print_level: 0,

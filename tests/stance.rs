@@ -159,6 +159,13 @@ fn a_box_held_on_a_slope_stays_at_rest_in_both_transcriptions() {
         assert_eq!(outcome.result.status, Status::Converged, "{kind}");
         let sol = &outcome.solution;
         let foot = &sol.stance.as_ref().unwrap().feet[0];
+        // The variational integrator's last knot force acts on the momentum after the last
+        // stage, which nothing holds when the final velocity is free: its wrench is any in the
+        // cone, and the interior-point method takes one inside it.
+        let determined = match kind {
+            TranscriptionKind::Variational(_) => sol.q.len() - 1,
+            TranscriptionKind::HermiteSimpson => sol.q.len(),
+        };
         for (p, q) in sol.q.iter().enumerate() {
             assert!(
                 (q[2] - 0.05).abs() < 1e-9,
@@ -166,6 +173,9 @@ fn a_box_held_on_a_slope_stays_at_rest_in_both_transcriptions() {
                 q[2]
             );
             let w = foot.wrench[p];
+            if p >= determined {
+                continue;
+            }
             assert!(
                 (w[0] + 9.81 * 0.45).abs() < 1e-6 && (w[2] - 9.81).abs() < 1e-6,
                 "{kind}: wrench {w:?} at point {p}"

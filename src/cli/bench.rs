@@ -25,7 +25,7 @@ use vito::bench::{
 };
 use vito::model::{PendulumSpec, pendulum_urdf};
 use vito::problem::TranscriptionKind;
-use vito::sqp::QpBackend;
+use vito::sqp::{Method, QpBackend};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -39,12 +39,15 @@ pub struct BenchArgs {
     /// RNEA and RNEA derivatives on the same pendulums, taking turns with vito's kernels.
     #[arg(long, value_name = "PYTHON")]
     reference: Option<PathBuf>,
-    /// Bench the SQP solver on the bundled problems instead of the integrator.
+    /// Bench the NLP solver on the bundled problems instead of the integrator.
     #[arg(long)]
     sqp: bool,
-    /// QP backend for `--sqp`.
-    #[arg(long, value_parser = super::parse_qp, default_value = "clarabel")]
-    qp: QpBackend,
+    /// The solver for `--sqp`: auto (each problem's own), interior_point or sqp.
+    #[arg(long, value_parser = super::parse_method)]
+    method: Option<Method>,
+    /// QP backend for `--sqp` (implies the SQP).
+    #[arg(long, value_parser = super::parse_qp)]
+    qp: Option<QpBackend>,
     /// Directory of the problem files for `--sqp`.
     #[arg(long, default_value = "problems")]
     problems: PathBuf,
@@ -625,7 +628,8 @@ fn run_sqp(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             TranscriptionKind::Variational(2),
             TranscriptionKind::HermiteSimpson,
         ] {
-            let run = sqp_run(&args.problems, name, kind, args.qp).map_err(anyhow::Error::msg)?;
+            let run = sqp_run(&args.problems, name, kind, args.method, args.qp)
+                .map_err(anyhow::Error::msg)?;
             if !args.json && std::io::stderr().is_terminal() {
                 eprintln!("solved {name} {kind}");
             }
@@ -645,15 +649,16 @@ fn sqp_table(runs: &[SqpRun]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "| problem | transcription | status | iterations | solve (s) | QP (s) | median iteration (ms) | factorizations / iteration (mean, median) | objective |"
+        "| problem | transcription | method | status | iterations | solve (s) | QP (s) | median iteration (ms) | factorizations / iteration (mean, median) | objective |"
     );
-    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---:|---:|---:|");
     for r in runs {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.1} | {:.1}, {:.0} | {:.4e} |",
+            "| {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.1} | {:.1}, {:.0} | {:.4e} |",
             r.problem,
             r.transcription,
+            r.method,
             r.status,
             r.iterations,
             r.total_s,

@@ -2,7 +2,7 @@
 //! collocation, side by side, with the dynamic accuracy of each solution.
 
 use super::solve::{exit_for, solve_and_write};
-use super::{RasterArg, parse_qp};
+use super::{RasterArg, parse_method, parse_qp};
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use vito::output::{Report, ViewOptions, write_atomic, write_views};
 use vito::problem::{InitialGuess, ProblemOverrides, TranscriptionKind, load_problem};
-use vito::sqp::{QpBackend, Status};
+use vito::sqp::{Method, QpBackend, Status};
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
@@ -20,7 +20,10 @@ pub struct CompareArgs {
     /// Output directory (default: results/<name>/compare).
     #[arg(long, short)]
     output: Option<PathBuf>,
-    /// QP backend for both solves.
+    /// The solver for both solves: auto, interior_point or sqp.
+    #[arg(long, value_parser = parse_method)]
+    method: Option<Method>,
+    /// QP backend for both solves (implies the SQP).
     #[arg(long, value_parser = parse_qp)]
     qp: Option<QpBackend>,
     /// Start Hermite–Simpson from the Simpson VI's solution (its `trajectory.csv`) instead of
@@ -45,6 +48,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         &args.file,
         &ProblemOverrides {
             qp: args.qp,
+            method: args.method,
             ..ProblemOverrides::default()
         },
     )?;

@@ -86,6 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(solve::SolveArgs {
             file: DEFAULT_PROBLEM.into(),
             output: None,
+            method: None,
             qp: None,
             transcription: None,
             images: RasterArg::default(),
@@ -104,6 +105,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Parses `--qp`.
+fn parse_method(s: &str) -> Result<vito::sqp::Method, String> {
+    match s {
+        "auto" => Ok(vito::sqp::Method::Auto),
+        "interior_point" => Ok(vito::sqp::Method::InteriorPoint),
+        "sqp" => Ok(vito::sqp::Method::Sqp),
+        other => Err(format!(
+            "unknown method '{other}' (expected auto, interior_point or sqp)"
+        )),
+    }
+}
+
 fn parse_qp(s: &str) -> Result<vito::sqp::QpBackend, String> {
     match s {
         "clarabel" => Ok(vito::sqp::QpBackend::Clarabel),

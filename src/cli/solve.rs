@@ -1,6 +1,6 @@
 //! `vito solve FILE.yaml`: transcribes and solves a motion problem and writes its results.
 
-use super::{RasterArg, parse_qp};
+use super::{RasterArg, parse_method, parse_qp};
 use anyhow::Context;
 use clap::Args;
 use std::io::Write;
@@ -12,7 +12,7 @@ use vito::output::{
     write_views,
 };
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use vito::sqp::{QpBackend, Status};
+use vito::sqp::{Method, QpBackend, Status};
 use vito::transcription::{Outcome, solve};
 
 #[derive(Args, Debug)]
@@ -22,7 +22,11 @@ pub struct SolveArgs {
     /// Output directory (default: the file's `output`, else results/<name>).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// QP backend for the SQP subproblems: clarabel or osqp.
+    /// The solver: auto (the problem's `solver.method`, by default the interior-point method,
+    /// the SQP for contact), interior_point or sqp.
+    #[arg(long, value_parser = parse_method)]
+    pub method: Option<Method>,
+    /// QP backend for the SQP subproblems: clarabel or osqp (implies the SQP).
     #[arg(long, value_parser = parse_qp)]
     pub qp: Option<QpBackend>,
     /// Transcription: simpson_vi, trapezoid_vi, galerkin:S or hermite_simpson.
@@ -54,7 +58,7 @@ pub fn solve_and_write(
     formats: Formats,
 ) -> anyhow::Result<(Outcome, Report)> {
     eprintln!(
-        "solving '{}': robot '{}' ({} DoF, {} actuated), {} stages over {} s, {}, QP {:?}, Hessian {:?}",
+        "solving '{}': robot '{}' ({} DoF, {} actuated), {} stages over {} s, {}, method {}, QP {:?}, Hessian {:?}",
         prob.name,
         prob.model.name(),
         prob.model.dof(),
@@ -62,6 +66,7 @@ pub fn solve_and_write(
         prob.stages,
         prob.duration,
         prob.transcription,
+        prob.solver.method,
         prob.solver.qp,
         prob.solver.hessian
     );
@@ -136,6 +141,7 @@ pub fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let overrides = ProblemOverrides {
         output: args.output,
         qp: args.qp,
+        method: args.method,
         transcription: args.transcription,
     };
     let prob = load_problem(&args.file, &overrides)?;

@@ -104,7 +104,9 @@ pub struct Report {
     pub stages: usize,
     /// Horizon T (s).
     pub duration: f64,
-    /// QP backend.
+    /// The method that ran: `interior_point` or `sqp`.
+    pub method: String,
+    /// QP backend (of the SQP).
     pub qp: String,
     /// Hessian strategy.
     pub hessian: String,
@@ -167,6 +169,7 @@ impl Report {
             transcription: prob.transcription.to_string(),
             stages: prob.stages,
             duration: prob.duration,
+            method: r.method.name().to_string(),
             qp: format!("{:?}", prob.solver.qp).to_lowercase(),
             hessian: format!("{:?}", prob.solver.hessian).to_lowercase(),
             status: format!("{:?}", r.status),

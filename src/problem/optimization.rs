@@ -43,7 +43,7 @@ use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
 use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Mat3, Transform, Vec3};
-use crate::sqp::{QpBackend, Settings};
+use crate::sqp::{Method, QpBackend, Settings};
 use serde::Deserialize;
 use serde_yaml_ng::Value;
 use std::fmt;
@@ -354,6 +354,8 @@ pub struct ProblemOverrides {
     pub output: Option<PathBuf>,
     /// `--qp`.
     pub qp: Option<QpBackend>,
+    /// `--method`.
+    pub method: Option<Method>,
     /// `--transcription`.
     pub transcription: Option<TranscriptionKind>,
 }
@@ -1214,6 +1216,15 @@ pub fn load_problem(
     let mut solver = f.solver.clone();
     if let Some(qp) = overrides.qp {
         solver.qp = qp;
+    }
+    if let Some(method) = overrides.method {
+        solver.method = method;
+    }
+    if solver.method == Method::Auto && (overrides.qp.is_some() || contact.is_some()) {
+        // A QP backend asked for is the SQP's; contact problems solve their smoothing levels
+        // with the SQP (the interior-point method's warm starts from one level to the next
+        // are not robust yet: ARCHITECTURE.md, "The interior-point method").
+        solver.method = Method::Sqp;
     }
     solver
         .validate()

@@ -62,6 +62,7 @@ use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::QpProblem;
+use super::kkt::multipliers_first;
 use super::sparse::{CscAssembly, add_product};
 
 /// Which bound a QP row is held at.
@@ -311,7 +312,16 @@ impl ActiveSetQp {
             }
         }
         let row_diagonal = (0..m).map(|i| slot_of(n + i, n + i)).collect();
-        let perm = ordering(n, p, &by_row, a, dense_row);
+        let primal_pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|j| (p.col_offsets()[j]..p.col_offsets()[j + 1]).map(move |k| (k, j)))
+            .map(|(k, j)| (p.row_indices()[k], j))
+            .filter(|&(i, j)| i <= j)
+            .collect();
+        let row_columns: Vec<Vec<usize>> = by_row
+            .iter()
+            .map(|row| row.iter().map(|&k| column_of(a, k)).collect())
+            .collect();
+        let perm = multipliers_first(n, &primal_pairs, &row_columns, dense_row);
         let matrix = &assembly.matrix;
         let kkt = ClarabelCsc::new(
             n + m,
@@ -994,71 +1004,6 @@ fn face_residual(
         }
     }
     residual.iter().fold(0.0, |r: f64, v| r.max(v.abs()))
-}
-
-/// The elimination order: the multipliers of rows with at most `dense_row` entries first, then
-/// AMD on what remains (the primal block with those rows' normals, and the longer rows).
-fn ordering(
-    n: usize,
-    p: &CscMatrix<f64>,
-    by_row: &[Vec<usize>],
-    a: &CscMatrix<f64>,
-    dense_row: usize,
-) -> Vec<usize> {
-    let long: Vec<usize> = (0..by_row.len())
-        .filter(|&i| by_row[i].len() > dense_row)
-        .collect();
-    let size = n + long.len();
-    let mut triplets = Vec::new();
-    for j in 0..n {
-        for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
-            let i = p.row_indices()[k];
-            if i <= j {
-                triplets.push((i, j));
-            }
-        }
-        triplets.push((j, j));
-    }
-    for row in by_row.iter().filter(|r| r.len() <= dense_row) {
-        for (t, &ka) in row.iter().enumerate() {
-            for &kb in &row[t + 1..] {
-                triplets.push((column_of(a, ka), column_of(a, kb)));
-            }
-        }
-    }
-    for (t, &i) in long.iter().enumerate() {
-        for &k in &by_row[i] {
-            triplets.push((column_of(a, k), n + t));
-        }
-        triplets.push((n + t, n + t));
-    }
-    let reduced = CscAssembly::new(size, size, &triplets);
-    let matrix = &reduced.matrix;
-    let pattern = ClarabelCsc::new(
-        size,
-        size,
-        matrix.col_offsets().to_vec(),
-        matrix.row_indices().to_vec(),
-        vec![1.0; matrix.nnz()],
-    );
-    let logical = QDLDLSettings {
-        logical: true,
-        ..QDLDLSettings::default()
-    };
-    let inner: Vec<usize> = match QDLDLFactorisation::new(&pattern, Some(logical)) {
-        Ok(f) => f.perm,
-        Err(_) => (0..size).collect(),
-    };
-    let mut perm: Vec<usize> = (0..by_row.len())
-        .filter(|&i| by_row[i].len() <= dense_row)
-        .map(|i| n + i)
-        .collect();
-    perm.extend(
-        inner
-            .into_iter()
-            .map(|v| if v < n { v } else { n + long[v - n] }),
-    );
-    perm
 }
 
 /// The workspace of the face solve's refinement: GMRES on the unregularized face system `K₀`,

@@ -18,6 +18,7 @@ use nalgebra_sparse::CscMatrix;
 
 mod active_set;
 mod clarabel;
+pub(crate) mod kkt;
 #[cfg(feature = "osqp")]
 mod osqp;
 pub(crate) mod sparse;

@@ -17,10 +17,10 @@ use std::time::Instant;
 
 use super::iterate::Iterate;
 use super::merit::linearized_violation;
-use super::outcome::Status;
-use super::problem::Problem;
-use super::settings::Settings;
 use super::step::{StepBuilder, StepInfo, Stop, take};
+use crate::nlp::outcome::Status;
+use crate::nlp::problem::Problem;
+use crate::nlp::settings::Settings;
 use crate::qp::sparse::symmetric_product_norm;
 
 impl StepBuilder {

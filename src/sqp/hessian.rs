@@ -14,7 +14,7 @@ use nalgebra_sparse::CscMatrix;
 
 use super::inertia::InertiaCorrection;
 use super::quasi_newton::BlockBfgs;
-use super::settings::Tuning;
+use crate::nlp::settings::Tuning;
 use crate::qp::sparse::CscAssembly;
 
 /// The Hessian model and the convex model for the backends.

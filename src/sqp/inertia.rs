@@ -12,7 +12,7 @@
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 
-use super::settings::Tuning;
+use crate::nlp::settings::Tuning;
 use crate::qp::sparse::CscAssembly;
 
 /// Positive-definiteness tests and shifts for one fixed pattern.

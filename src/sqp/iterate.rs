@@ -1,7 +1,7 @@
 //! The SQP state: a point with its multipliers and everything the iteration evaluates there.
 
-use super::merit::violation;
-use super::problem::Problem;
+use crate::nlp::problem::Problem;
+use crate::nlp::residuals::violation;
 
 /// A point `x` with multipliers `(λ, z)` and `f`, `∇f`, `c`, `J` and (exact Hessians) `∇²L`
 /// evaluated there. Vectors are allocated once and reused.

@@ -53,12 +53,12 @@
 //! search is handed the iterate, the trial point to fill, the direction and the step builder
 //! (for the second-order correction and the restoration QP) explicitly.
 
-use super::filter::Filter;
 use super::iterate::Iterate;
 use super::merit::{merit, update_penalty};
-use super::problem::Problem;
-use super::settings::{Settings, Tuning};
 use super::step::{Direction, Kind, StepBuilder, StepInfo};
+use crate::nlp::filter::Filter;
+use crate::nlp::problem::Problem;
+use crate::nlp::settings::{Settings, Tuning};
 
 /// The filter's verdict on a trial point.
 #[derive(Debug, Clone, Copy, PartialEq)]

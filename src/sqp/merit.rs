@@ -18,22 +18,6 @@
 //! perturbed Hock–Schittkowski starts: 4 of 102 exact-Hessian runs hit the iteration limit
 //! with a monotone penalty, none with this rule).
 
-/// `Σ_i max(0, lower_i - c_i, c_i - upper_i)`.
-pub(crate) fn violation(c: &[f64], lower: &[f64], upper: &[f64]) -> f64 {
-    c.iter()
-        .zip(lower.iter().zip(upper))
-        .map(|(&ci, (&l, &u))| (l - ci).max(ci - u).max(0.0))
-        .sum()
-}
-
-/// Largest single violation `max_i max(0, lower_i - c_i, c_i - upper_i)`.
-pub(crate) fn max_violation(c: &[f64], lower: &[f64], upper: &[f64]) -> f64 {
-    c.iter()
-        .zip(lower.iter().zip(upper))
-        .map(|(&ci, (&l, &u))| (l - ci).max(ci - u).max(0.0))
-        .fold(0.0, f64::max)
-}
-
 /// `Σ_i viol_i(c + Jd)` from `c` and `jd = J d`.
 pub(crate) fn linearized_violation(c: &[f64], jd: &[f64], lower: &[f64], upper: &[f64]) -> f64 {
     c.iter()
@@ -78,10 +62,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn violations_and_penalty() {
+    fn linearized_violation_and_penalty() {
         let (l, u) = ([0.0, f64::NEG_INFINITY, 1.0], [0.0, 2.0, f64::INFINITY]);
-        assert_eq!(violation(&[0.5, 3.0, 0.0], &l, &u), 0.5 + 1.0 + 1.0);
-        assert_eq!(max_violation(&[0.5, 3.0, 0.0], &l, &u), 1.0);
         assert_eq!(
             linearized_violation(&[0.5, 3.0, 0.0], &[-0.5, -1.0, 1.0], &l, &u),
             0.0

@@ -1,8 +1,12 @@
-//! vito's sparse SQP solver for smooth nonlinear programs, with complementarity constraints.
+//! vito's solver for smooth nonlinear programs, with complementarity constraints: the entry
+//! point [`Solver`] and its SQP method.
 //!
 //! The problem is given as an [`Nlp`] (sizes, bounds, sparse triplet Jacobian and Hessian,
 //! fallible evaluations; the multiplier sign convention is documented there) and solved by a
-//! [`Solver`] built from validated [`Settings`]:
+//! [`Solver`] built from validated [`Settings`]. [`Settings::method`] chooses the method
+//! ([`Method`]): by default the interior-point method of `crate::interior` for problems with
+//! exact Hessians and without complementarity pairs (with the SQP as a fallback when it
+//! fails), the SQP described below otherwise.
 //!
 //! ```no_run
 //! # fn demo(problem: &mut dyn vito::sqp::Nlp) -> Result<(), vito::sqp::SqpError> {
@@ -24,7 +28,7 @@
 //! multipliers, [`Residuals`], evaluation counts, the time split (NLP callbacks, QP, rest) and
 //! one [`IterationRecord`] per iterate.
 //!
-//! # The iteration
+//! # The SQP iteration
 //!
 //! Each iteration linearizes the problem at the current iterate and solves the QP
 //! `min ½dᵀHd + ∇fᵀd` s.t. `c_L - c <= J d <= c_U - c`, `x_L - x <= d <= x_U - x`; the parts
@@ -122,30 +126,26 @@
 //! - With OSQP, subproblems near degenerate MPCC solutions (MacMPEC `ralph2`) can exceed OSQP's
 //!   iteration limit at the 1e-9 accuracy asked for; Clarabel solves them.
 
-mod complementarity;
 mod elastic;
-mod error;
-mod filter;
 mod hessian;
 mod inertia;
 mod iterate;
 mod line_search;
 mod merit;
-mod nlp;
-mod outcome;
-mod problem;
 mod quasi_newton;
-mod report;
-mod residuals;
 mod restoration;
-mod settings;
 mod solver;
 mod step;
 mod subproblem;
 
-pub use error::SqpError;
-pub use nlp::{Complementarity, ComplementarityTerm, EvalError, Nlp};
-pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};
+// The problem interface, settings, results and reporting shared with the interior-point
+// method (`crate::nlp`), under the paths they had before they were shared.
+pub use crate::interior::InteriorSettings;
+pub use crate::nlp::{
+    Complementarity, ComplementarityTerm, EvalError, EvaluationCounts, HessianStrategy,
+    IterationRecord, LogObserver, Method, Nlp, Observer, QpBackend, Residuals, Settings,
+    SilentObserver, SqpError, SqpResult, Status, Timing, Tuning,
+};
 // The QP layer's types, also under the paths they had before it was split out.
 pub use crate::qp::{
     ActiveSetFailure, ActiveSetQp, ActiveSetSettings, ClarabelQp, FaceSolution, QpProblem,
@@ -153,6 +153,4 @@ pub use crate::qp::{
 };
 #[cfg(feature = "osqp")]
 pub use crate::qp::{OSQP_INFTY, OsqpQp};
-pub use report::{LogObserver, Observer, SilentObserver};
-pub use settings::{HessianStrategy, QpBackend, Settings, Tuning};
 pub use solver::{QpSolverFactory, Solver};

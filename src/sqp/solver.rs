@@ -12,18 +12,20 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::error::SqpError;
 use super::hessian::HessianModel;
 use super::iterate::Iterate;
 use super::line_search::{Globalization, Search};
-use super::nlp::Nlp;
-use super::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
-use super::problem::Problem;
 use super::quasi_newton::BlockBfgs;
-use super::report::{LogObserver, Observer, Progress, SilentObserver};
-use super::residuals::{Bounds, KktPoint, residuals};
-use super::settings::{HessianStrategy, QpBackend, Settings};
 use super::step::{StepBuilder, StepInfo, Stop};
+use crate::interior::InteriorPoint;
+use crate::nlp::Nlp;
+use crate::nlp::SqpError;
+use crate::nlp::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
+use crate::nlp::problem::Problem;
+use crate::nlp::report::{LogObserver, Observer, Progress, SilentObserver};
+use crate::nlp::residuals::{Bounds, KktPoint, residuals};
+use crate::nlp::settings::{HessianStrategy, Method, QpBackend, Settings};
+use crate::nlp::termination::Termination;
 use crate::qp::ClarabelQp;
 use crate::qp::QpSolver;
 use crate::qp::sparse::add_transpose_triplets;
@@ -148,8 +150,66 @@ impl Solver {
         nlp: &mut dyn Nlp,
         observer: &mut dyn Observer,
     ) -> Result<SqpResult, SqpError> {
+        self.solve_warm(nlp, observer, None)
+    }
+
+    /// Solves `nlp` from its initial point with the multipliers of `warm`, an earlier solve of
+    /// a problem with the same variables and rows (a homotopy's previous level); the
+    /// interior-point method starts there with a small barrier parameter, the SQP uses the
+    /// point alone. A `warm` of other sizes is ignored.
+    pub fn solve_warm(
+        &self,
+        nlp: &mut dyn Nlp,
+        observer: &mut dyn Observer,
+        warm: Option<&SqpResult>,
+    ) -> Result<SqpResult, SqpError> {
         let start = Instant::now();
-        let problem = Problem::new(nlp, self.settings.hessian == HessianStrategy::Exact)?;
+        let settings = &self.settings;
+        let exact = settings.hessian == HessianStrategy::Exact;
+        let problem = Problem::new(nlp, exact)?;
+        let method = settings
+            .method
+            .resolve(settings.hessian, problem.products.len());
+        let progress = Progress::new(
+            settings.max_iterations,
+            settings.progress_bar && settings.print_level > 0,
+        );
+        if method == Method::Sqp {
+            let result = self.run_sqp(problem, observer, &progress, start);
+            progress.finish();
+            observer.finish(&result);
+            return Ok(result);
+        }
+        let interior =
+            InteriorPoint::new(settings, problem, start).solve(observer, &progress, warm);
+        progress.finish();
+        observer.finish(&interior);
+        let failed = !matches!(
+            interior.status,
+            Status::Converged | Status::Acceptable | Status::EvaluationError | Status::TimeLimit
+        );
+        if settings.method != Method::Auto || !failed {
+            return Ok(interior);
+        }
+        // `Auto`: the SQP from the start where the interior-point method failed.
+        let problem = Problem::new(nlp, exact)?;
+        let progress = Progress::new(
+            settings.max_iterations,
+            settings.progress_bar && settings.print_level > 0,
+        );
+        let sqp = self.run_sqp(problem, observer, &progress, start);
+        progress.finish();
+        observer.finish(&sqp);
+        Ok(after_fallback(interior, sqp))
+    }
+
+    fn run_sqp(
+        &self,
+        problem: Problem<'_>,
+        observer: &mut dyn Observer,
+        progress: &Progress,
+        start: Instant,
+    ) -> SqpResult {
         let settings = &self.settings;
         let make = || -> Box<dyn QpSolver> {
             match &self.qp_solver {
@@ -158,18 +218,39 @@ impl Solver {
             }
         };
         let mut sqp = Sqp::new(settings, problem, &make, start);
-        let progress = Progress::new(
-            settings.max_iterations,
-            settings.progress_bar && settings.print_level > 0,
-        );
-        let result = match sqp.initialize() {
-            Ok(()) => sqp.run(observer, &progress),
+        match sqp.initialize() {
+            Ok(()) => sqp.run(observer, progress),
             Err(message) => sqp.finish(Status::EvaluationError, message),
-        };
-        progress.finish();
-        observer.finish(&result);
-        Ok(result)
+        }
     }
+}
+
+/// The SQP's result `sqp` after the interior-point method's failed `interior`: its point and
+/// status, with both histories, iterations, evaluations and times, and a message that says
+/// what happened first.
+fn after_fallback(interior: SqpResult, mut sqp: SqpResult) -> SqpResult {
+    let offset = interior.iterations;
+    sqp.message = format!(
+        "{} (the SQP, after the interior-point method ended {:?} after {} iterations: {})",
+        sqp.message, interior.status, interior.iterations, interior.message
+    );
+    let mut history = interior.history;
+    history.extend(sqp.history.into_iter().skip(1).map(|mut h| {
+        h.iteration += offset;
+        h
+    }));
+    sqp.history = history;
+    sqp.iterations += offset;
+    sqp.qp_iterations += interior.qp_iterations;
+    let (e, f) = (&mut sqp.evaluations, interior.evaluations);
+    e.objective += f.objective;
+    e.gradient += f.gradient;
+    e.constraints += f.constraints;
+    e.jacobian += f.jacobian;
+    e.hessian += f.hessian;
+    sqp.timing.nlp_evaluation += interior.timing.nlp_evaluation;
+    sqp.timing.qp += interior.timing.qp;
+    sqp
 }
 
 fn backend(settings: &Settings) -> Box<dyn QpSolver> {
@@ -206,7 +287,6 @@ struct Sqp<'s, 'p> {
     secant_s: Vec<f64>,
     secant_y: Vec<f64>,
     relaxation: f64,
-    relaxation_final: f64,
     /// The Hessian shift a retried step asks for (0 for a first attempt).
     forced_shift: f64,
     /// `τ`, the factor of the constraints' curvature in the Hessian model.
@@ -247,7 +327,6 @@ impl<'s, 'p> Sqp<'s, 'p> {
             secant_s: vec![0.0; n],
             secant_y: vec![0.0; n],
             relaxation,
-            relaxation_final: 0.1 * settings.complementarity_tolerance.powi(2),
             forced_shift: 0.0,
             curvature_scale: 1.0,
             history: Vec::new(),
@@ -290,43 +369,17 @@ impl<'s, 'p> Sqp<'s, 'p> {
         r
     }
 
-    fn converged(&self, r: &Residuals) -> bool {
-        let s = self.settings;
-        r.primal_infeasibility <= s.constraint_tolerance
-            && r.dual_infeasibility <= s.tolerance
-            && r.complementarity <= s.tolerance
-            && r.complementarity_violation <= s.complementarity_tolerance
-    }
-
-    fn acceptable(&self, r: &Residuals) -> bool {
-        let s = self.settings;
-        r.primal_infeasibility <= s.acceptable_constraint_tolerance
-            && r.dual_infeasibility <= s.acceptable_tolerance
-            && r.complementarity <= s.acceptable_tolerance
-            && r.complementarity_violation <= s.acceptable_constraint_tolerance
-    }
-
     /// Shrinks the complementarity relaxation once the relaxed problem is solved to the
-    /// accuracy of the current relaxation: KKT residuals within `max(tolerance, ε)` and every
-    /// product within `2ε`.
+    /// accuracy of the current relaxation (`Problem::next_relaxation`).
     fn update_relaxation(&mut self, r: &Residuals) -> bool {
-        let eps = self.relaxation;
-        let s = self.settings;
-        let products_violation = self.current.c[self.problem.m_nlp..]
-            .iter()
-            .fold(0.0, |a: f64, &p| a.max(p - eps));
-        if self.problem.products.len() == 0
-            || eps <= self.relaxation_final
-            || r.complementarity_violation <= s.complementarity_tolerance
-            || products_violation > eps
-            || r.primal_infeasibility > s.constraint_tolerance.max(eps)
-            || r.dual_infeasibility > s.tolerance.max(eps)
-            || r.complementarity > s.tolerance.max(eps)
-        {
+        let next = self
+            .problem
+            .next_relaxation(self.relaxation, &self.current.c, r, self.settings);
+        let Some(eps) = next else {
             return false;
-        }
-        self.relaxation = (s.relaxation_decrease * eps).max(self.relaxation_final);
-        self.problem.set_relaxation(self.relaxation);
+        };
+        self.relaxation = eps;
+        self.problem.set_relaxation(eps);
         // The violations the filter holds were measured against the old relaxation.
         self.globalization.filter.clear();
         true
@@ -334,7 +387,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
 
     fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SqpResult {
         let mut step = StepInfo::default();
-        let mut acceptable_count = 0;
+        let mut termination = Termination::new(self.settings, self.start);
         let mut iteration = 0;
         loop {
             let mut r = self.residuals();
@@ -353,6 +406,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 step_length: step.step_length,
                 step_norm: step.step_norm,
                 penalty: self.globalization.penalty,
+                barrier: 0.0,
                 qp_iterations: step.qp_iterations,
                 qp_time_s: step.qp_time.as_secs_f64(),
                 step_time_s: step.step_time.as_secs_f64(),
@@ -369,27 +423,8 @@ impl<'s, 'p> Sqp<'s, 'p> {
             progress.iteration(&record);
             self.history.push(record);
 
-            if self.converged(&r) {
-                return self.finish(Status::Converged, "all tolerances met");
-            }
-            acceptable_count = if self.acceptable(&r) {
-                acceptable_count + 1
-            } else {
-                0
-            };
-            if acceptable_count >= self.settings.acceptable_iterations {
-                return self.finish(
-                    Status::Acceptable,
-                    format!("acceptable tolerances met for {acceptable_count} iterates"),
-                );
-            }
-            if iteration >= self.settings.max_iterations {
-                return self.finish(Status::MaxIterations, "iteration limit reached");
-            }
-            if let Some(limit) = self.settings.time_limit_s
-                && self.start.elapsed().as_secs_f64() >= limit
-            {
-                return self.finish(Status::TimeLimit, "time limit reached");
+            if let Some((status, message)) = termination.check(&r, iteration) {
+                return self.finish(status, message);
             }
             let (step_start, factorizations) = (Instant::now(), self.builder.factorizations());
             match self.step() {
@@ -398,16 +433,11 @@ impl<'s, 'p> Sqp<'s, 'p> {
                     step.step_time = step_start.elapsed();
                     step.factorizations = self.builder.factorizations() - factorizations;
                 }
-                Err(stop) if self.acceptable(&r) && stop.status != Status::LocallyInfeasible => {
-                    return self.finish(
-                        Status::Acceptable,
-                        format!(
-                            "acceptable tolerances met; cannot continue: {}",
-                            stop.message
-                        ),
-                    );
+                Err(stop) => {
+                    let (status, message) =
+                        termination.after_failure(&r, stop.status, stop.message);
+                    return self.finish(status, message);
                 }
-                Err(stop) => return self.finish(stop.status, stop.message),
             }
             iteration += 1;
         }
@@ -535,6 +565,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         SqpResult {
             status,
             message: message.into(),
+            method: Method::Sqp,
             x: it.x.clone(),
             objective: it.f,
             constraints: it.c[..m_nlp].to_vec(),

@@ -25,10 +25,10 @@ use std::time::{Duration, Instant};
 
 use super::hessian::HessianModel;
 use super::iterate::Iterate;
-use super::outcome::Status;
-use super::problem::Problem;
-use super::settings::{Settings, Tuning};
 use super::subproblem::Subproblem;
+use crate::nlp::outcome::Status;
+use crate::nlp::problem::Problem;
+use crate::nlp::settings::{Settings, Tuning};
 use crate::qp::sparse::symmetric_quadratic_form;
 use crate::qp::{ActiveSetQp, QpSolution, QpSolver, QpStatus, Side, working_set_of};
 

@@ -196,11 +196,12 @@ fn run<N: Transcription>(
             nlp.set_start(&prev.x);
         }
         let kappa = solver.settings().smoothing_level_tolerance;
+        let warm = total.as_ref();
         let mut result = match level {
             Some(mu) if i < last && kappa > 0.0 => solver
                 .loosened(kappa * mu, kappa * mu)
-                .solve_with_observer(nlp, observer)?,
-            _ => solver.solve_with_observer(nlp, observer)?,
+                .solve_warm(nlp, observer, warm)?,
+            _ => solver.solve_warm(nlp, observer, warm)?,
         };
         if let Some(prev) = total.take() {
             let offset = prev.iterations;

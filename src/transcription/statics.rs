@@ -27,7 +27,7 @@ use crate::dynamics::{
 };
 use crate::problem::{PathConstraint, TimeSpec, TrajectoryProblem};
 use crate::spatial::Vec3;
-use crate::sqp::{EvalError, LogObserver, Nlp, Solver, SqpResult};
+use crate::sqp::{EvalError, LogObserver, Method, Nlp, Solver, SqpResult};
 use crate::vi::PointLoad;
 use nalgebra::DMatrix;
 use std::io::Write;
@@ -409,7 +409,14 @@ pub struct Balance {
 /// [`SolveError`] when the solver refuses the problem or its settings.
 pub fn balance(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Balance, SolveError> {
     let start = at_start(prob);
-    let solver = Solver::new(start.solver.clone())?;
+    let mut settings = start.solver.clone();
+    if settings.method == Method::Auto {
+        // The balance is a small NLP whose pose is copied into problem files: the SQP's
+        // active-set solution is exact where the interior-point method's is within the
+        // tolerance (a humanoid's balance pose moved by 1e-5 rad).
+        settings.method = Method::Sqp;
+    }
+    let solver = Solver::new(settings)?;
     let mut observer = LogObserver::new(log, start.solver.print_level);
     let mut nlp = StaticNlp::new(&start);
     let result = solver.solve_with_observer(&mut nlp, &mut observer)?;

@@ -749,3 +749,29 @@ pub fn all() -> Vec<Dense> {
         hs113(),
     ]
 }
+
+/// Every problem from its standard start and from 5 starts perturbed by up to
+/// `3 max(1, |x₀ⱼ|)` per component (a fixed pseudo-random sequence): `(problem, trial)` with
+/// trial 0 the standard start, 102 runs in all.
+pub fn perturbed_starts() -> Vec<(Dense, usize)> {
+    let mut state: u64 = 12345;
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let mut starts = Vec::new();
+    for problem in all() {
+        for trial in 0..6 {
+            let mut start = problem.clone();
+            if trial > 0 {
+                for x in &mut start.x0 {
+                    *x += 3.0 * uniform() * x.abs().max(1.0);
+                }
+            }
+            starts.push((start, trial));
+        }
+    }
+    starts
+}

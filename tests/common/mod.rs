@@ -177,3 +177,4 @@ pub fn check_derivatives(p: &Dense, x: &[f64]) {
     }
 }
 pub mod hs;
+pub mod infeasible;

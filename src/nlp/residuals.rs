@@ -8,9 +8,24 @@
 //!   inequality rows, and the same for bounds, divided by `s_d`; a multiplier that points at
 //!   an infinite bound counts with distance 1.
 
-use super::merit::max_violation;
 use super::outcome::Residuals;
 use crate::qp::sparse::add_transpose_triplets;
+
+/// `Σ_i max(0, lower_i - c_i, c_i - upper_i)`.
+pub(crate) fn violation(c: &[f64], lower: &[f64], upper: &[f64]) -> f64 {
+    c.iter()
+        .zip(lower.iter().zip(upper))
+        .map(|(&ci, (&l, &u))| (l - ci).max(ci - u).max(0.0))
+        .sum()
+}
+
+/// Largest single violation `max_i max(0, lower_i - c_i, c_i - upper_i)`.
+pub(crate) fn max_violation(c: &[f64], lower: &[f64], upper: &[f64]) -> f64 {
+    c.iter()
+        .zip(lower.iter().zip(upper))
+        .map(|(&ci, (&l, &u))| (l - ci).max(ci - u).max(0.0))
+        .fold(0.0, f64::max)
+}
 
 const S_MAX: f64 = 100.0;
 
@@ -72,5 +87,17 @@ pub(crate) fn residuals(p: &KktPoint<'_>, b: &Bounds<'_>, stationarity: &mut [f6
         dual_infeasibility: dual,
         complementarity: compl / s_d,
         complementarity_violation: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn violations_sum_and_take_the_largest() {
+        let (l, u) = ([0.0, f64::NEG_INFINITY, 1.0], [0.0, 2.0, f64::INFINITY]);
+        assert_eq!(violation(&[0.5, 3.0, 0.0], &l, &u), 0.5 + 1.0 + 1.0);
+        assert_eq!(max_violation(&[0.5, 3.0, 0.0], &l, &u), 1.0);
     }
 }

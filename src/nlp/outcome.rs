@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::settings::Method;
+
 /// How a solve ended. Only `Converged` and `Acceptable` mean that the returned point
 /// satisfies the (tight or loose) optimality tolerances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +88,8 @@ pub struct SqpResult {
     pub status: Status,
     /// One sentence on why it ended.
     pub message: String,
+    /// The method that ran ([`Method::resolve`]: never `Auto`).
+    pub method: Method,
     /// The final point.
     pub x: Vec<f64>,
     /// `f(x)`.
@@ -135,8 +139,10 @@ pub struct IterationRecord {
     pub step_length: f64,
     /// `‖d‖∞` of the step that led here.
     pub step_norm: f64,
-    /// Merit penalty `ν` after the step.
+    /// Merit penalty `ν` after the step (SQP).
     pub penalty: f64,
+    /// Barrier parameter `μ` at this iterate (interior point; 0 for the SQP).
+    pub barrier: f64,
     /// QP iterations spent on the step.
     pub qp_iterations: usize,
     /// QP wall time spent on the step, in seconds.

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::complementarity::ProductRows;
 use super::error::SqpError;
-use super::nlp::{EvalError, Nlp};
-use super::outcome::EvaluationCounts;
+use super::outcome::{EvaluationCounts, Residuals};
+use super::program::{EvalError, Nlp};
+use super::settings::Settings;
 
 /// A validated problem and its evaluation bookkeeping.
 pub(crate) struct Problem<'a> {
@@ -165,9 +166,46 @@ impl<'a> Problem<'a> {
         })
     }
 
+    /// The bounds `(x_L, x_U, c_L, c_U)`.
+    pub(crate) fn bounds(&self) -> (&[f64], &[f64], &[f64], &[f64]) {
+        (&self.x_lower, &self.x_upper, &self.c_lower, &self.c_upper)
+    }
+
     /// Total number of rows, product rows included.
     pub(crate) fn m(&self) -> usize {
         self.c_lower.len()
+    }
+
+    /// The relaxation the homotopy ends at: `0.1 · complementarity_tolerance²`, small enough
+    /// that `a·b <= ε` forces `min(a, b) <= complementarity_tolerance`.
+    pub(crate) fn relaxation_final(settings: &Settings) -> f64 {
+        0.1 * settings.complementarity_tolerance.powi(2)
+    }
+
+    /// The next relaxation `ε` of the product rows once the problem relaxed by `eps` is solved
+    /// to its accuracy at a point with rows `c` and residuals `r`: KKT residuals within
+    /// `max(tolerance, ε)` and every product within `2ε`; `None` while it is not, without
+    /// pairs, and at the end of the homotopy.
+    pub(crate) fn next_relaxation(
+        &self,
+        eps: f64,
+        c: &[f64],
+        r: &Residuals,
+        settings: &Settings,
+    ) -> Option<f64> {
+        let s = settings;
+        let eps_final = Self::relaxation_final(s);
+        let products_violation = c[self.m_nlp..]
+            .iter()
+            .fold(0.0, |a: f64, &p| a.max(p - eps));
+        let solved = self.products.len() > 0
+            && eps > eps_final
+            && r.complementarity_violation > s.complementarity_tolerance
+            && products_violation <= eps
+            && r.primal_infeasibility <= s.constraint_tolerance.max(eps)
+            && r.dual_infeasibility <= s.tolerance.max(eps)
+            && r.complementarity <= s.tolerance.max(eps);
+        solved.then(|| (s.relaxation_decrease * eps).max(eps_final))
     }
 
     /// Sets the relaxation `ε` of the product rows.

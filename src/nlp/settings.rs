@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::SqpError;
+use super::interior_settings::InteriorSettings;
 use crate::qp::ActiveSetSettings;
 
 /// The QP solver used for the subproblems.
@@ -14,6 +15,55 @@ pub enum QpBackend {
     Clarabel,
     /// OSQP's ADMM with solution polishing (needs the cargo feature `osqp`).
     Osqp,
+}
+
+/// The algorithm that solves the nonlinear program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// The interior-point method for a problem with exact Hessians and without
+    /// complementarity pairs, the SQP otherwise ([`Method::resolve`]); when the interior-point
+    /// method fails (`MaxIterations`, `LineSearchFailure`, `LocallyInfeasible`, `QpFailure`),
+    /// the SQP solves again from the start.
+    #[default]
+    Auto,
+    /// The primal-dual interior-point method of `crate::interior` (exact Hessians only).
+    InteriorPoint,
+    /// Sequential quadratic programming on the working-set QP and its backends.
+    Sqp,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Auto => "auto",
+            Self::InteriorPoint => "interior point",
+            Self::Sqp => "SQP",
+        })
+    }
+}
+
+impl Method {
+    /// The name a problem file gives it (`interior_point`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::InteriorPoint => "interior_point",
+            Self::Sqp => "sqp",
+        }
+    }
+
+    /// The method that runs: `Auto` becomes the interior-point method when the Hessian is
+    /// exact and the problem declares no complementarity pairs (the interior-point method
+    /// relaxes them less robustly than the SQP: MacMPEC `desilva` and the passive box's
+    /// touchdown end `LineSearchFailure`), the SQP otherwise.
+    pub fn resolve(self, hessian: HessianStrategy, pairs: usize) -> Self {
+        match self {
+            Self::Auto if hessian == HessianStrategy::Exact && pairs == 0 => Self::InteriorPoint,
+            Self::Auto => Self::Sqp,
+            other => other,
+        }
+    }
 }
 
 /// How the Hessian of the Lagrangian is modelled in the QP.
@@ -28,11 +78,13 @@ pub enum HessianStrategy {
     Bfgs,
 }
 
-/// Settings of the SQP solver. Every field has a default, so a YAML or JSON document may set
+/// Settings of the solver, both methods'. Every field has a default, so a YAML or JSON document may set
 /// any subset of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
+    /// The method: the interior-point method, the SQP, or `auto` (the default).
+    pub method: Method,
     /// QP backend for the subproblems.
     pub qp: QpBackend,
     /// Hessian model.
@@ -98,6 +150,8 @@ pub struct Tuning {
     /// The working-set QP solver's constants (`src/qp/active_set.rs`); its shift schedule is
     /// also that of the backends' convex model (`inertia.rs`).
     pub qp: ActiveSetSettings,
+    /// The interior-point method's constants (`src/interior/`).
+    pub interior: InteriorSettings,
     /// `line_search.rs`: the filter's sufficient decrease of the violation, `γ_θ`.
     pub filter_gamma_theta: f64,
     /// `line_search.rs`: the filter's sufficient decrease of the objective, `γ_f`.
@@ -160,6 +214,7 @@ impl Default for Tuning {
     fn default() -> Self {
         Self {
             qp: ActiveSetSettings::default(),
+            interior: InteriorSettings::default(),
             filter_gamma_theta: 1e-5,
             filter_gamma_f: 1e-8,
             switching_delta: 1.0,
@@ -244,6 +299,9 @@ impl Tuning {
                 "must be finite and greater than 1",
             ));
         }
+        if let Some((name, value, reason)) = self.interior.invalid_field() {
+            return Err(invalid(format!("tuning.interior.{name}"), value, reason));
+        }
         if let Some((name, value, reason)) = self.qp.invalid_field() {
             return Err(invalid(format!("tuning.qp.{name}"), value, reason));
         }
@@ -261,6 +319,7 @@ impl Tuning {
 impl Default for Settings {
     fn default() -> Self {
         Self {
+            method: Method::Auto,
             qp: QpBackend::Clarabel,
             hessian: HessianStrategy::Exact,
             tolerance: 1e-6,
@@ -356,6 +415,13 @@ impl Settings {
             ));
         }
         self.tuning.validate()?;
+        if self.method == Method::InteriorPoint && self.hessian != HessianStrategy::Exact {
+            return Err(invalid(
+                "method",
+                "interior_point",
+                "needs `hessian: exact`; use `method: sqp` with BFGS",
+            ));
+        }
         if self.qp == QpBackend::Osqp && !cfg!(feature = "osqp") {
             return Err(SqpError::BackendUnavailable("osqp"));
         }

@@ -5,20 +5,22 @@
 //! numerics. [`LogObserver`] writes one line per iteration:
 //!
 //! ```text
-//! iter    objective    inf_pr   inf_du    compl  lg(rg)     alpha  qp_it  fact    qp_ms  info
-//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0      -    0.00e0      0     0     0.00
+//! iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(rg)     alpha  qp_it  fact    qp_ms  info
+//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0    -1.0      -    0.00e0      0     0     0.00
 //! ```
 //!
 //! `inf_pr` is the largest constraint violation, `inf_du` the scaled dual infeasibility,
-//! `compl` the scaled complementarity, `lg(rg)` the log10 of the Hessian shift `δ` of the step
-//! that produced this iterate (inertia correction, see `active_set.rs`), `alpha` its step
-//! length, `qp_it` the QP iterations (face solves of the working-set solver and backend
-//! iterations), `fact` the numeric factorizations and `qp_ms` the QP milliseconds it took.
-//! `info` flags a QP solved by the backend (`b`), an elastic step (`e`), an accepted
-//! second-order correction (`s`), a step accepted by the ℓ1-merit fallback instead of the
-//! filter (`m`), a feasibility restoration step (`f`), a retry with a strengthened Hessian
-//! model (`r`: a larger shift for exact Hessians, a reset for BFGS) and a decrease of the
-//! complementarity relaxation (`c`).
+//! `compl` the scaled complementarity, `lg(mu)` the log10 of the interior-point method's
+//! barrier parameter (`-` for the SQP), `lg(rg)` the log10 of the Hessian shift `δ` of the step
+//! that produced this iterate (inertia correction), `alpha` its step length, `qp_it` the QP
+//! iterations (face solves of the working-set solver and backend iterations; for the
+//! interior-point method the solves of its Newton system, corrections and restoration steps
+//! included), `fact` the numeric factorizations and `qp_ms` the milliseconds they took (the
+//! QP's, or the interior-point method's linear algebra). `info` flags a QP solved by the
+//! backend (`b`), an elastic step (`e`), an accepted second-order correction (`s`), a step
+//! accepted by the ℓ1-merit fallback instead of the filter (`m`), a feasibility restoration
+//! (`f`), a retry with a strengthened Hessian model (`r`: a larger shift for exact Hessians, a
+//! reset for BFGS) and a decrease of the complementarity relaxation (`c`).
 
 use std::io::{IsTerminal, Write};
 
@@ -66,7 +68,7 @@ impl Observer for LogObserver<'_> {
         if r.iteration % 20 == 0 {
             let _ = writeln!(
                 self.sink,
-                "iter    objective    inf_pr   inf_du    compl  lg(rg)     alpha  qp_it  fact    qp_ms  info"
+                "iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(rg)     alpha  qp_it  fact    qp_ms  info"
             );
         }
         let lg = |v: f64| {
@@ -92,12 +94,13 @@ impl Observer for LogObserver<'_> {
         }
         let _ = writeln!(
             self.sink,
-            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {:9.2e} {:6} {:5} {:8.2}  {}",
+            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {} {:9.2e} {:6} {:5} {:8.2}  {}",
             r.iteration,
             r.objective,
             r.primal_infeasibility,
             r.dual_infeasibility,
             r.complementarity,
+            lg(r.barrier),
             lg(r.regularization),
             r.step_length,
             r.qp_iterations,
@@ -115,11 +118,12 @@ impl Observer for LogObserver<'_> {
         let e = &result.evaluations;
         let _ = writeln!(
             self.sink,
-            "status: {:?} — {}\nobjective {:.10e}, iterations {}, QP iterations {}\n\
+            "status: {:?} — {}\nmethod {}, objective {:.10e}, iterations {}, QP iterations {}\n\
              evaluations: f {}, ∇f {}, c {}, J {}, H {}\n\
              time: {:.3} s total, {:.3} s NLP, {:.3} s QP, {:.3} s other",
             result.status,
             result.message,
+            result.method,
             result.objective,
             result.iterations,
             result.qp_iterations,
@@ -149,7 +153,7 @@ impl Progress {
                 ProgressDrawTarget::stderr(),
             );
             if let Ok(style) =
-                ProgressStyle::with_template("sqp {bar:30} {pos}/{len} iterations  {msg}")
+                ProgressStyle::with_template("solve {bar:30} {pos}/{len} iterations  {msg}")
             {
                 bar.set_style(style);
             }

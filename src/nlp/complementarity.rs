@@ -7,7 +7,7 @@
 //! Hessian callback by adding `μ b` (or `μ a`) to that row's multiplier.
 
 use super::error::SqpError;
-use super::nlp::{Complementarity, ComplementarityTerm};
+use super::program::{Complementarity, ComplementarityTerm};
 
 /// Where a partial derivative of one side comes from.
 #[derive(Debug, Clone, Copy)]

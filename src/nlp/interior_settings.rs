@@ -1,0 +1,193 @@
+//! The constants of the interior-point method, with the defaults it was measured with (IPOPT's
+//! where it has one; Wächter & Biegler 2006 name them).
+
+use serde::{Deserialize, Serialize};
+
+/// The constants of the interior-point method ([`crate::sqp::Tuning::interior`]); the filter's
+/// constants are the line search's own ([`crate::sqp::Tuning`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InteriorSettings {
+    /// The first barrier parameter `μ₀`.
+    pub mu_initial: f64,
+    /// The first barrier parameter of a warm start (a starting point the caller marks as the
+    /// solution of a neighbouring problem, such as the last smoothing level's).
+    pub mu_warm: f64,
+    /// `κ_μ`: the linear decrease of `μ`.
+    pub mu_linear_decrease: f64,
+    /// `θ_μ`: the superlinear decrease `μ^θ_μ`.
+    pub mu_superlinear_decrease: f64,
+    /// `κ_ε`: a barrier subproblem is solved once its error is below `κ_ε μ`.
+    pub barrier_tolerance_factor: f64,
+    /// `τ_min`: the least fraction to the boundary.
+    pub tau_min: f64,
+    /// `κ₁`: how far the starting point is pushed inside a bound, relative to `max(1, |bound|)`.
+    pub bound_push: f64,
+    /// `κ₂`: the same push relative to the width of a two-sided interval.
+    pub bound_fraction: f64,
+    /// `κ₁ = κ₂` of a warm start.
+    pub warm_push: f64,
+    /// The starting bound multipliers.
+    pub bound_multiplier_initial: f64,
+    /// The least-squares starting multipliers are dropped (set to zero) above this size.
+    pub multiplier_initial_max: f64,
+    /// `κ_Σ`: how far a bound multiplier may drift from `μ / slack`.
+    pub kappa_sigma: f64,
+    /// `κ_d`: the damping of variables bounded on one side only.
+    pub damping: f64,
+    /// The dual regularization `δ_c` of a row, relative to its squared norm over the Hessian's
+    /// largest diagonal entry (at least 1).
+    pub dual_regularization: f64,
+    /// The first Hessian shift `δ_w` of the inertia correction.
+    pub shift_first: f64,
+    /// The smallest Hessian shift.
+    pub shift_min: f64,
+    /// The largest Hessian shift tried before the step fails.
+    pub shift_max: f64,
+    /// The next first shift as a fraction of the last one.
+    pub shift_decrease: f64,
+    /// The growth of the shift while the inertia is wrong, after an earlier shift.
+    pub shift_increase: f64,
+    /// The growth of the shift while the inertia is wrong, without an earlier shift.
+    pub shift_first_increase: f64,
+    /// The smallest factor of the constraints' curvature in the model Hessian.
+    pub curvature_min: f64,
+    /// Second-order corrections tried at most per step.
+    pub soc_max: usize,
+    /// `κ_soc`: a further correction is tried only while the violation falls by this factor.
+    pub soc_kappa: f64,
+    /// The least Levenberg–Marquardt regularization of the restoration phase.
+    pub restoration_regularization: f64,
+    /// The restoration phase's barrier parameter relative to its starting `½‖r‖²` (at most
+    /// `μ`).
+    pub restoration_barrier: f64,
+    /// The restoration phase ends once the violation is below this fraction of its start
+    /// value (and the filter accepts the point).
+    pub restoration_reduction: f64,
+    /// The Armijo constant of the restoration phase's backtracking.
+    pub restoration_armijo: f64,
+    /// The restoration phase's smallest step length.
+    pub restoration_min_step: f64,
+    /// A restoration step that removes less than this fraction of `‖r‖²` to first order
+    /// means the violation is stationary: the problem is locally infeasible.
+    pub restoration_stationary: f64,
+    /// Restoration iterations at most per call.
+    pub restoration_iterations: usize,
+}
+
+impl Default for InteriorSettings {
+    fn default() -> Self {
+        Self {
+            mu_initial: 0.1,
+            mu_warm: 1e-4,
+            mu_linear_decrease: 0.2,
+            mu_superlinear_decrease: 1.5,
+            barrier_tolerance_factor: 10.0,
+            tau_min: 0.99,
+            bound_push: 1e-2,
+            bound_fraction: 1e-2,
+            warm_push: 1e-8,
+            bound_multiplier_initial: 1.0,
+            multiplier_initial_max: 1e3,
+            kappa_sigma: 1e10,
+            damping: 1e-5,
+            dual_regularization: 1e-8,
+            shift_first: 1e-4,
+            shift_min: 1e-20,
+            shift_max: 1e40,
+            shift_decrease: 1.0 / 3.0,
+            shift_increase: 8.0,
+            shift_first_increase: 100.0,
+            curvature_min: 1e-4,
+            soc_max: 4,
+            soc_kappa: 0.99,
+            restoration_regularization: 1e-8,
+            restoration_armijo: 1e-4,
+            restoration_min_step: 1e-12,
+            restoration_stationary: 1e-10,
+            restoration_barrier: 1e-4,
+            restoration_reduction: 0.9,
+            restoration_iterations: 100,
+        }
+    }
+}
+
+impl InteriorSettings {
+    /// The first field out of its domain, as `(name, value, requirement)`.
+    pub fn invalid_field(&self) -> Option<(&'static str, f64, &'static str)> {
+        let positive = [
+            ("mu_initial", self.mu_initial),
+            ("mu_warm", self.mu_warm),
+            ("barrier_tolerance_factor", self.barrier_tolerance_factor),
+            ("bound_push", self.bound_push),
+            ("warm_push", self.warm_push),
+            ("bound_multiplier_initial", self.bound_multiplier_initial),
+            ("multiplier_initial_max", self.multiplier_initial_max),
+            ("dual_regularization", self.dual_regularization),
+            ("shift_first", self.shift_first),
+            ("shift_min", self.shift_min),
+            ("shift_max", self.shift_max),
+            (
+                "restoration_regularization",
+                self.restoration_regularization,
+            ),
+            ("restoration_min_step", self.restoration_min_step),
+            ("restoration_stationary", self.restoration_stationary),
+            ("restoration_barrier", self.restoration_barrier),
+            ("curvature_min", self.curvature_min),
+        ];
+        let unit = [
+            ("mu_linear_decrease", self.mu_linear_decrease),
+            ("tau_min", self.tau_min),
+            ("bound_fraction", self.bound_fraction),
+            ("shift_decrease", self.shift_decrease),
+            ("soc_kappa", self.soc_kappa),
+            ("restoration_reduction", self.restoration_reduction),
+            ("restoration_armijo", self.restoration_armijo),
+        ];
+        let growth = [
+            ("mu_superlinear_decrease", self.mu_superlinear_decrease),
+            ("kappa_sigma", self.kappa_sigma),
+            ("shift_increase", self.shift_increase),
+            ("shift_first_increase", self.shift_first_increase),
+        ];
+        positive
+            .into_iter()
+            .find(|(_, v)| !(*v > 0.0 && v.is_finite()))
+            .map(|(name, v)| (name, v, "must be positive and finite"))
+            .or_else(|| {
+                unit.into_iter()
+                    .find(|(_, v)| !(*v > 0.0 && *v < 1.0))
+                    .map(|(name, v)| (name, v, "must lie strictly between 0 and 1"))
+            })
+            .or_else(|| {
+                growth
+                    .into_iter()
+                    .find(|(_, v)| !(*v > 1.0 && v.is_finite()))
+                    .map(|(name, v)| (name, v, "must be finite and greater than 1"))
+            })
+            .or_else(|| {
+                (!(self.damping >= 0.0 && self.damping.is_finite())).then_some((
+                    "damping",
+                    self.damping,
+                    "must be finite and not negative",
+                ))
+            })
+            .or_else(|| {
+                (self.restoration_iterations == 0).then_some((
+                    "restoration_iterations",
+                    0.0,
+                    "must be at least 1",
+                ))
+            })
+            .or_else(|| {
+                (self.shift_min > self.shift_first || self.shift_first > self.shift_max).then_some(
+                    (
+                        "shift_first",
+                        self.shift_first,
+                        "must lie between `shift_min` and `shift_max`",
+                    ),
+                )
+            })
+    }
+}

@@ -1,0 +1,30 @@
+//! The nonlinear program as vito's solvers see it, and what they share: the [`Nlp`] interface
+//! (sizes, bounds, sparse derivatives, complementarity pairs), the validated and counted
+//! problem with its complementarity product rows (`problem.rs`, `complementarity.rs`), the
+//! optimality measures (`residuals.rs`) and when a solve ends (`termination.rs`), the filter of
+//! the line searches (`filter.rs`), the
+//! settings of both methods (`settings.rs`, `interior_settings.rs`), and the results and
+//! iteration reports (`outcome.rs`, `report.rs`).
+//!
+//! The methods are the interior-point method (`crate::interior`) and the SQP (`crate::sqp`),
+//! whose [`Solver`](crate::sqp::Solver) runs either; the public items here are also exported
+//! from `crate::sqp`.
+
+pub(crate) mod complementarity;
+mod error;
+pub(crate) mod filter;
+mod interior_settings;
+pub(crate) mod outcome;
+pub(crate) mod problem;
+mod program;
+pub(crate) mod report;
+pub(crate) mod residuals;
+pub(crate) mod settings;
+pub(crate) mod termination;
+
+pub use error::SqpError;
+pub use interior_settings::InteriorSettings;
+pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};
+pub use program::{Complementarity, ComplementarityTerm, EvalError, Nlp};
+pub use report::{LogObserver, Observer, SilentObserver};
+pub use settings::{HessianStrategy, Method, QpBackend, Settings, Tuning};

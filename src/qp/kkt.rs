@@ -1,0 +1,360 @@
+//! A symmetric KKT matrix with a fixed pattern, factored by `LDLᵀ` without pivoting in an
+//! order that is stable for the inertia the optimizers want, with its inertia read off `D`.
+//!
+//! The matrix is
+//!
+//! ```text
+//! [ H + diag(p)   Jᵀ       ]
+//! [ J            −diag(r)  ]     r > 0
+//! ```
+//!
+//! over `n` primal and `m` dual unknowns, `H` and `J` given as triplets. Triplets the caller
+//! masks out (fixed variables, rows that are not constraints) are left out of the pattern.
+//!
+//! **Multipliers first.** The dual unknowns of rows with at most `dense_row` entries are
+//! eliminated first. Their pivots are `−rᵢ < 0`, and what remains is `H + diag(p) + Σ
+//! aᵢaᵢᵀ/rᵢ` (with the longer rows), which is positive definite exactly when the whole matrix
+//! has `n` positive and `m` negative eigenvalues. The `LDLᵀ` without pivoting is then a
+//! Cholesky factorization of a positive definite matrix, stable in any order (AMD orders the
+//! rest), and the number of positive entries of `D` is the matrix's positive inertia
+//! (Sylvester's law). This is how the working-set QP (`active_set.rs`) and the interior-point
+//! method (`crate::interior`) get IPOPT's inertia test without a pivoting factorization.
+//!
+//! **Refinement.** The elimination of a row with a small `rᵢ` puts `aᵢaᵢᵀ/rᵢ` into the primal
+//! block, so the factorization is accurate only to about `ε_mach · ‖a‖²/r` relative; a few steps
+//! of iterative refinement on the matrix itself ([`KktMatrix::solve`]) remove that error.
+
+use clarabel::algebra::CscMatrix as ClarabelCsc;
+use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
+
+use super::sparse::CscAssembly;
+
+/// Refinement steps of [`KktMatrix::solve`] at most.
+const REFINEMENT_STEPS: usize = 10;
+
+/// The KKT matrix of one pattern with its factorization.
+pub(crate) struct KktMatrix {
+    n: usize,
+    /// The upper triangle in CSC, values refilled by [`KktMatrix::assemble`].
+    matrix: ClarabelCsc<f64>,
+    all: Vec<usize>,
+    /// Value index of each `H` triplet (`usize::MAX` when masked out).
+    hessian_slot: Vec<usize>,
+    /// Value index of each `J` triplet (`usize::MAX` when masked out).
+    jacobian_slot: Vec<usize>,
+    /// Value index of the diagonal entry of each unknown (primal, then dual).
+    diagonal: Vec<usize>,
+    factor: Option<QDLDLFactorisation<f64>>,
+    residual: Vec<f64>,
+    correction: Vec<f64>,
+    factorizations: usize,
+}
+
+impl KktMatrix {
+    /// The pattern over `n` primal unknowns and one dual unknown per row, from the lower
+    /// triangle triplets of `H` (`row >= column`) and the `(row, column)` triplets of `J`;
+    /// `keep_column[j]` and `keep_row[i]` say which primal unknowns and rows take part (the
+    /// others get only their diagonal).
+    pub(crate) fn new(
+        n: usize,
+        hessian: &[(usize, usize)],
+        jacobian: &[(usize, usize)],
+        keep_column: &[bool],
+        keep_row: &[bool],
+        dense_row: usize,
+    ) -> Self {
+        let m = keep_row.len();
+        let mut triplets = Vec::with_capacity(hessian.len() + jacobian.len() + n + m);
+        let mut primal_pairs = Vec::with_capacity(hessian.len());
+        for &(r, c) in hessian {
+            if keep_column[r] && keep_column[c] {
+                triplets.push((c, r));
+                primal_pairs.push((c, r));
+            }
+        }
+        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); m];
+        for &(i, j) in jacobian {
+            if keep_row[i] && keep_column[j] {
+                triplets.push((j, n + i));
+                rows[i].push(j);
+            }
+        }
+        for row in &mut rows {
+            row.sort_unstable();
+            row.dedup();
+        }
+        triplets.extend((0..n + m).map(|k| (k, k)));
+        let assembly = CscAssembly::new(n + m, n + m, &triplets);
+        let slot_of = |r: usize, c: usize| {
+            let matrix = &assembly.matrix;
+            let (start, end) = (matrix.col_offsets()[c], matrix.col_offsets()[c + 1]);
+            start + matrix.row_indices()[start..end].partition_point(|&x| x < r)
+        };
+        let hessian_slot = hessian
+            .iter()
+            .map(|&(r, c)| {
+                if keep_column[r] && keep_column[c] {
+                    slot_of(c, r)
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect();
+        let jacobian_slot = jacobian
+            .iter()
+            .map(|&(i, j)| {
+                if keep_row[i] && keep_column[j] {
+                    slot_of(j, n + i)
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect();
+        let diagonal = (0..n + m).map(|k| slot_of(k, k)).collect();
+        let perm = multipliers_first(n, &primal_pairs, &rows, dense_row);
+        let csc = &assembly.matrix;
+        let matrix = ClarabelCsc::new(
+            n + m,
+            n + m,
+            csc.col_offsets().to_vec(),
+            csc.row_indices().to_vec(),
+            vec![1.0; csc.nnz()],
+        );
+        let symbolic = QDLDLSettings {
+            perm: Some(perm),
+            logical: true,
+            regularize_enable: false,
+            ..QDLDLSettings::default()
+        };
+        // The pattern has every diagonal entry, so the symbolic analysis cannot fail.
+        let factor = QDLDLFactorisation::new(&matrix, Some(symbolic)).ok();
+        Self {
+            n,
+            all: (0..matrix.nnz()).collect(),
+            matrix,
+            hessian_slot,
+            jacobian_slot,
+            diagonal,
+            factor,
+            residual: vec![0.0; n + m],
+            correction: vec![0.0; n + m],
+            factorizations: 0,
+        }
+    }
+
+    /// Numeric factorizations so far.
+    pub(crate) fn factorizations(&self) -> usize {
+        self.factorizations
+    }
+
+    /// Fills the values: `H` from its triplet values (`hessian` may be empty for `H = 0`),
+    /// `J` from its triplet values, `primal` added to the primal diagonal and `−dual` on the
+    /// dual one.
+    pub(crate) fn assemble(
+        &mut self,
+        hessian: &[f64],
+        jacobian: &[f64],
+        primal: &[f64],
+        dual: &[f64],
+    ) {
+        let values = &mut self.matrix.nzval;
+        values.fill(0.0);
+        for (&slot, &v) in self.hessian_slot.iter().zip(hessian) {
+            if slot != usize::MAX {
+                values[slot] += v;
+            }
+        }
+        for (&slot, &v) in self.jacobian_slot.iter().zip(jacobian) {
+            if slot != usize::MAX {
+                values[slot] += v;
+            }
+        }
+        let (primal_diagonal, dual_diagonal) = self.diagonal.split_at(self.n);
+        for (&slot, &p) in primal_diagonal.iter().zip(primal) {
+            values[slot] += p;
+        }
+        for (&slot, &r) in dual_diagonal.iter().zip(dual) {
+            values[slot] = -r;
+        }
+    }
+
+    /// Factors the assembled values; whether the factorization exists with `n` positive
+    /// (and so `m` negative) pivots, all finite.
+    pub(crate) fn factor(&mut self) -> bool {
+        self.factorizations += 1;
+        let (n, all, values) = (self.n, &self.all, &self.matrix.nzval);
+        self.factor.as_mut().is_some_and(|f| {
+            f.update_values(all, values);
+            f.refactor().is_ok()
+                && f.positive_inertia() == n
+                && f.D.iter().all(|d| d.is_finite() && *d != 0.0)
+        })
+    }
+
+    /// Solves the factored system in place (`rhs` becomes the solution), refined until the
+    /// residual stops halving; returns the residual's largest entry relative to
+    /// `1 + ‖rhs‖∞`.
+    pub(crate) fn solve(&mut self, rhs: &mut [f64]) -> f64 {
+        let Some(factor) = self.factor.as_mut() else {
+            return f64::INFINITY;
+        };
+        let scale = 1.0 + rhs.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+        self.correction.copy_from_slice(rhs);
+        factor.solve(&mut self.correction);
+        // `residual` keeps the right-hand side, `rhs` the solution from here on.
+        self.residual.copy_from_slice(rhs);
+        rhs.copy_from_slice(&self.correction);
+        let mut last = f64::INFINITY;
+        for _ in 0..REFINEMENT_STEPS {
+            let norm = residual(&self.matrix, rhs, &self.residual, &mut self.correction);
+            if norm >= 0.5 * last || norm <= f64::EPSILON * scale {
+                return last.min(norm) / scale;
+            }
+            last = norm;
+            factor.solve(&mut self.correction);
+            for (x, c) in rhs.iter_mut().zip(&self.correction) {
+                *x += c;
+            }
+        }
+        last / scale
+    }
+}
+
+/// `out = b − K x` for the symmetric `K` stored as its upper triangle; returns `‖out‖∞`.
+fn residual(upper: &ClarabelCsc<f64>, x: &[f64], b: &[f64], out: &mut [f64]) -> f64 {
+    out.copy_from_slice(b);
+    for c in 0..upper.n {
+        for k in upper.colptr[c]..upper.colptr[c + 1] {
+            let (r, v) = (upper.rowval[k], upper.nzval[k]);
+            out[r] -= v * x[c];
+            if r != c {
+                out[c] -= v * x[r];
+            }
+        }
+    }
+    out.iter().fold(0.0, |a: f64, v| a.max(v.abs()))
+}
+
+/// The elimination order: the dual unknowns of rows with at most `dense_row` entries first,
+/// then AMD on what remains (the primal block with those rows' cliques, and the longer rows).
+/// `primal_pairs` is the primal block's pattern, `rows[i]` the columns of row `i`.
+pub(crate) fn multipliers_first(
+    n: usize,
+    primal_pairs: &[(usize, usize)],
+    rows: &[Vec<usize>],
+    dense_row: usize,
+) -> Vec<usize> {
+    let long: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].len() > dense_row)
+        .collect();
+    let size = n + long.len();
+    let mut triplets: Vec<(usize, usize)> = primal_pairs
+        .iter()
+        .map(|&(i, j)| (i.min(j), i.max(j)))
+        .collect();
+    triplets.extend((0..n).map(|j| (j, j)));
+    for row in rows.iter().filter(|r| r.len() <= dense_row) {
+        for (t, &a) in row.iter().enumerate() {
+            for &b in &row[t + 1..] {
+                triplets.push((a.min(b), a.max(b)));
+            }
+        }
+    }
+    for (t, &i) in long.iter().enumerate() {
+        triplets.extend(rows[i].iter().map(|&j| (j, n + t)));
+        triplets.push((n + t, n + t));
+    }
+    let reduced = CscAssembly::new(size, size, &triplets);
+    let matrix = &reduced.matrix;
+    let pattern = ClarabelCsc::new(
+        size,
+        size,
+        matrix.col_offsets().to_vec(),
+        matrix.row_indices().to_vec(),
+        vec![1.0; matrix.nnz()],
+    );
+    let logical = QDLDLSettings {
+        logical: true,
+        ..QDLDLSettings::default()
+    };
+    let inner: Vec<usize> = match QDLDLFactorisation::new(&pattern, Some(logical)) {
+        Ok(f) => f.perm,
+        Err(_) => (0..size).collect(),
+    };
+    let mut perm: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].len() <= dense_row)
+        .map(|i| n + i)
+        .collect();
+    perm.extend(
+        inner
+            .into_iter()
+            .map(|v| if v < n { v } else { n + long[v - n] }),
+    );
+    perm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[h 0 a; 0 h b; a b −r]` with `h` of either sign.
+    fn small(h: f64) -> (KktMatrix, Vec<f64>, Vec<f64>) {
+        let hessian = [(0, 0), (1, 1)];
+        let jacobian = [(0, 0), (0, 1)];
+        let kkt = KktMatrix::new(2, &hessian, &jacobian, &[true; 2], &[true], 512);
+        (kkt, vec![h, h], vec![1.0, 2.0])
+    }
+
+    #[test]
+    fn inertia_is_read_off_the_factorization() {
+        // Reduced Hessian on the null space of (1, 2) is h (both eigenvalues of H are h).
+        let (mut kkt, hessian, jacobian) = small(1.0);
+        kkt.assemble(&hessian, &jacobian, &[0.0; 2], &[1e-9]);
+        assert!(kkt.factor());
+        let (mut kkt, hessian, jacobian) = small(-1.0);
+        kkt.assemble(&hessian, &jacobian, &[0.0; 2], &[1e-9]);
+        assert!(!kkt.factor());
+        // A shift of 2 makes H + 2I = I positive definite.
+        kkt.assemble(&hessian, &jacobian, &[2.0; 2], &[1e-9]);
+        assert!(kkt.factor());
+        assert_eq!(kkt.factorizations(), 2);
+    }
+
+    #[test]
+    fn refined_solutions_solve_the_regularized_system() {
+        // H indefinite (diag(1, −0.5)) but positive on the null space of J = (1, 2): the
+        // reduced Hessian is (4 − 0.5)/5 > 0.
+        let hessian = [(0, 0), (1, 1), (1, 0)];
+        let jacobian = [(0, 0), (0, 1)];
+        let mut kkt = KktMatrix::new(2, &hessian, &jacobian, &[true; 2], &[true], 512);
+        let r = 1e-10;
+        kkt.assemble(&[1.0, -0.5, 0.0], &[1.0, 2.0], &[0.0; 2], &[r]);
+        assert!(kkt.factor());
+        let b = [1.0, -2.0, 3.0];
+        let mut x = b;
+        let error = kkt.solve(&mut x);
+        assert!(error < 1e-14, "{error}");
+        // Dense check of K x = b.
+        let k = [[1.0, 0.0, 1.0], [0.0, -0.5, 2.0], [1.0, 2.0, -r]];
+        for (row, bi) in k.iter().zip(b) {
+            let kx: f64 = row.iter().zip(&x).map(|(a, v)| a * v).sum();
+            assert!((kx - bi).abs() < 1e-12, "{kx} vs {bi}");
+        }
+    }
+
+    #[test]
+    fn masked_entries_stay_out_of_the_system() {
+        // Column 1 fixed: its diagonal alone, its Jacobian entry gone.
+        let hessian = [(0, 0), (1, 1), (1, 0)];
+        let jacobian = [(0, 0), (0, 1)];
+        let mut kkt = KktMatrix::new(2, &hessian, &jacobian, &[true, false], &[true], 512);
+        kkt.assemble(&[2.0, 7.0, 5.0], &[1.0, 9.0], &[0.0, 1.0], &[1e-12]);
+        assert!(kkt.factor());
+        let mut x = [4.0, 3.0, 1.0];
+        kkt.solve(&mut x);
+        // [2 0 1; 0 1 0; 1 0 0] x = (4, 3, 1): x = (1, 3, 2).
+        for (v, e) in x.iter().zip([1.0, 3.0, 2.0]) {
+            assert!((v - e).abs() < 1e-9, "{x:?}");
+        }
+    }
+}
