@@ -313,3 +313,51 @@ fn trajectory_problems_converge_in_few_iterations() {
         assert!(r.iterations <= 60, "{name}: {} iterations", r.iterations);
     }
 }
+
+/// `Method::Auto`: where the interior-point method runs out of iterations the SQP solves again
+/// from the start (hs035: the SQP needs one iteration, the interior-point method seven); where
+/// it ends `Acceptable` (here three iterates within 0.1) the SQP goes on from its point to
+/// `Converged`.
+#[test]
+fn auto_falls_back_to_the_sqp() {
+    let auto = |max_iterations, acceptable_iterations| Settings {
+        method: Method::Auto,
+        max_iterations,
+        acceptable_iterations,
+        acceptable_tolerance: 1e-1,
+        acceptable_constraint_tolerance: 1e-1,
+        ..interior()
+    };
+    let mut problem = hs::hs035();
+    let result = Solver::new(auto(3, 15))
+        .unwrap()
+        .solve(&mut problem)
+        .unwrap();
+    assert_optimal_sqp(&problem, &result);
+    assert!(
+        result.message.contains("MaxIterations"),
+        "{}",
+        result.message
+    );
+    assert_eq!(result.history.len(), result.iterations + 1);
+    assert!(
+        result.iterations > 3,
+        "both methods' iterations: {}",
+        result.iterations
+    );
+
+    let mut problem = hs::hs071();
+    let result = Solver::new(auto(500, 3))
+        .unwrap()
+        .solve(&mut problem)
+        .unwrap();
+    assert_optimal_sqp(&problem, &result);
+    assert!(result.message.contains("Acceptable"), "{}", result.message);
+}
+
+fn assert_optimal_sqp(problem: &Dense, result: &SqpResult) {
+    assert_eq!(result.status, Status::Converged, "{}", result.message);
+    assert_eq!(result.method, Method::Sqp);
+    let scale = problem.f_star.abs().max(1.0);
+    assert!((result.objective - problem.f_star).abs() <= 1e-6 * scale);
+}

@@ -24,7 +24,8 @@ pub enum Method {
     /// The interior-point method for a problem with exact Hessians and without
     /// complementarity pairs, the SQP otherwise ([`Method::resolve`]); when the interior-point
     /// method fails (`MaxIterations`, `LineSearchFailure`, `LocallyInfeasible`, `QpFailure`),
-    /// the SQP solves again from the start.
+    /// the SQP solves again from the start, and when it ends `Acceptable`, the SQP goes on
+    /// from its point.
     #[default]
     Auto,
     /// The primal-dual interior-point method of `crate::interior` (exact Hessians only).

@@ -175,7 +175,7 @@ impl Solver {
             settings.progress_bar && settings.print_level > 0,
         );
         if method == Method::Sqp {
-            let result = self.run_sqp(problem, observer, &progress, start);
+            let result = self.run_sqp(problem, observer, &progress, start, None);
             progress.finish();
             observer.finish(&result);
             return Ok(result);
@@ -184,31 +184,36 @@ impl Solver {
             InteriorPoint::new(settings, problem, start).solve(observer, &progress, warm);
         progress.finish();
         observer.finish(&interior);
-        let failed = !matches!(
-            interior.status,
-            Status::Converged | Status::Acceptable | Status::EvaluationError | Status::TimeLimit
-        );
-        if settings.method != Method::Auto || !failed {
-            return Ok(interior);
-        }
-        // `Auto`: the SQP from the start where the interior-point method failed.
+        // `Auto`: the SQP from the start where the interior-point method failed, from its
+        // point where it ended `Acceptable`.
+        let from = match interior.status {
+            _ if settings.method != Method::Auto => return Ok(interior),
+            Status::Acceptable => Some(interior.x.clone()),
+            Status::MaxIterations
+            | Status::LineSearchFailure
+            | Status::LocallyInfeasible
+            | Status::QpFailure => None,
+            _ => return Ok(interior),
+        };
         let problem = Problem::new(nlp, exact)?;
         let progress = Progress::new(
             settings.max_iterations,
             settings.progress_bar && settings.print_level > 0,
         );
-        let sqp = self.run_sqp(problem, observer, &progress, start);
+        let sqp = self.run_sqp(problem, observer, &progress, start, from.as_deref());
         progress.finish();
         observer.finish(&sqp);
         Ok(after_fallback(interior, sqp))
     }
 
+    /// The SQP from the problem's initial point, or from `from`.
     fn run_sqp(
         &self,
         problem: Problem<'_>,
         observer: &mut dyn Observer,
         progress: &Progress,
         start: Instant,
+        from: Option<&[f64]>,
     ) -> SqpResult {
         let settings = &self.settings;
         let make = || -> Box<dyn QpSolver> {
@@ -218,17 +223,28 @@ impl Solver {
             }
         };
         let mut sqp = Sqp::new(settings, problem, &make, start);
-        match sqp.initialize() {
+        match sqp.initialize(from) {
             Ok(()) => sqp.run(observer, progress),
             Err(message) => sqp.finish(Status::EvaluationError, message),
         }
     }
 }
 
-/// The SQP's result `sqp` after the interior-point method's failed `interior`: its point and
-/// status, with both histories, iterations, evaluations and times, and a message that says
-/// what happened first.
+/// The result after the SQP `sqp` ran on from the interior-point method's `interior`: the
+/// SQP's point and status (the interior-point method's when it was `Acceptable` and the SQP
+/// ended worse), with both histories, iterations, evaluations and times, and a message that
+/// says what happened.
 fn after_fallback(interior: SqpResult, mut sqp: SqpResult) -> SqpResult {
+    let solved = |s: Status| matches!(s, Status::Converged | Status::Acceptable);
+    if interior.status == Status::Acceptable && !solved(sqp.status) {
+        let mut kept = interior;
+        kept.message = format!(
+            "{} (the SQP from this point ended {:?}: {})",
+            kept.message, sqp.status, sqp.message
+        );
+        kept.timing.total = sqp.timing.total;
+        return kept;
+    }
     let offset = interior.iterations;
     sqp.message = format!(
         "{} (the SQP, after the interior-point method ended {:?} after {} iterations: {})",
@@ -335,8 +351,16 @@ impl<'s, 'p> Sqp<'s, 'p> {
     }
 
     /// Evaluates everything at the starting point.
-    fn initialize(&mut self) -> Result<(), String> {
+    /// Evaluates everything at the problem's initial point, or at `from` (moved into the
+    /// variable bounds) when given.
+    fn initialize(&mut self, from: Option<&[f64]>) -> Result<(), String> {
         self.current.x = self.problem.initial_point()?;
+        if let Some(x) = from {
+            let bounds = self.problem.x_lower.iter().zip(&self.problem.x_upper);
+            for ((xi, &v), (&l, &u)) in self.current.x.iter_mut().zip(x).zip(bounds) {
+                *xi = v.clamp(l, u);
+            }
+        }
         self.current.evaluate_values(&mut self.problem)?;
         self.current
             .evaluate_derivatives(&mut self.problem, self.curvature_scale)?;
