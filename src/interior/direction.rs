@@ -15,12 +15,13 @@
 //! that the factorization without pivoting (`qp/kkt.rs`, multipliers first) is a Cholesky
 //! factorization whenever the inertia is right; it perturbs `J dx = −c` by `δ_c dy`, which
 //! vanishes with `dy` near a solution. The inertia correction: `δ_w = 0` first; while the matrix
-//! lacks `n` positive eigenvalues, `δ_w` starts at `shift_first` (or a fraction of the last
-//! shift) and grows (Algorithm IC of the paper).
+//! lacks `n` positive eigenvalues, `δ_w` follows the schedule the working-set QP uses
+//! (`ActiveSetSettings::shift_schedule`, Algorithm IC of the paper).
 
 use super::point::{Layout, Point, Row, barrier_gradient};
 use crate::nlp::InteriorSettings;
 use crate::nlp::problem::Problem;
+use crate::qp::ActiveSetSettings;
 use crate::qp::kkt::KktMatrix;
 
 /// A step of every primal and dual quantity.
@@ -171,8 +172,8 @@ impl NewtonSystem {
     }
 
     /// Factors the Newton matrix at `p` with the Hessian values `hessian` and the smallest
-    /// shift of IPOPT's schedule that gives it the right inertia; `false` if none up to
-    /// `shift_max` does.
+    /// shift of IPOPT's schedule (`schedule`, the working-set QP's) that gives it the right
+    /// inertia; `false` if none up to `shift_max` does.
     pub(super) fn factor(
         &mut self,
         problem: &Problem<'_>,
@@ -180,8 +181,10 @@ impl NewtonSystem {
         p: &Point,
         hessian: &[f64],
         settings: &InteriorSettings,
+        schedule: &ActiveSetSettings,
     ) -> bool {
         self.measure(problem, layout, p, hessian);
+        let (first, growth) = schedule.shift_schedule(self.last_shift);
         let mut delta = 0.0;
         loop {
             self.assemble(problem, layout, p, hessian, delta, 0.0, None, settings);
@@ -192,18 +195,8 @@ impl NewtonSystem {
                 }
                 return true;
             }
-            delta = if delta == 0.0 {
-                if self.last_shift == 0.0 {
-                    settings.shift_first
-                } else {
-                    (settings.shift_decrease * self.last_shift).max(settings.shift_min)
-                }
-            } else if self.last_shift == 0.0 {
-                delta * settings.shift_first_increase
-            } else {
-                delta * settings.shift_increase
-            };
-            if delta > settings.shift_max {
+            delta = if delta == 0.0 { first } else { delta * growth };
+            if delta > schedule.shift_max {
                 return false;
             }
         }

@@ -488,9 +488,14 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         let timer = Instant::now();
         let ip = self.ip().clone();
         let hess = std::mem::take(&mut self.cur.hess);
-        let factored = self
-            .newton
-            .factor(&self.problem, &self.layout, &self.cur, &hess, &ip);
+        let factored = self.newton.factor(
+            &self.problem,
+            &self.layout,
+            &self.cur,
+            &hess,
+            &ip,
+            &self.settings.tuning.qp,
+        );
         self.cur.hess = hess;
         if !factored {
             self.linear_time += timer.elapsed();

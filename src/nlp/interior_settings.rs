@@ -38,20 +38,6 @@ pub struct InteriorSettings {
     /// The dual regularization `δ_c` of a row, relative to its squared norm over the Hessian's
     /// largest diagonal entry (at least 1).
     pub dual_regularization: f64,
-    /// The first Hessian shift `δ_w` of the inertia correction.
-    pub shift_first: f64,
-    /// The smallest Hessian shift.
-    pub shift_min: f64,
-    /// The largest Hessian shift tried before the step fails.
-    pub shift_max: f64,
-    /// The next first shift as a fraction of the last one.
-    pub shift_decrease: f64,
-    /// The growth of the shift while the inertia is wrong, after an earlier shift.
-    pub shift_increase: f64,
-    /// The growth of the shift while the inertia is wrong, without an earlier shift.
-    pub shift_first_increase: f64,
-    /// The smallest factor of the constraints' curvature in the model Hessian.
-    pub curvature_min: f64,
     /// Second-order corrections tried at most per step.
     pub soc_max: usize,
     /// `κ_soc`: a further correction is tried only while the violation falls by this factor.
@@ -92,13 +78,6 @@ impl Default for InteriorSettings {
             kappa_sigma: 1e10,
             damping: 1e-5,
             dual_regularization: 1e-8,
-            shift_first: 1e-4,
-            shift_min: 1e-20,
-            shift_max: 1e40,
-            shift_decrease: 1.0 / 3.0,
-            shift_increase: 8.0,
-            shift_first_increase: 100.0,
-            curvature_min: 1e-4,
             soc_max: 4,
             soc_kappa: 0.99,
             restoration_regularization: 1e-8,
@@ -124,9 +103,6 @@ impl InteriorSettings {
             ("bound_multiplier_initial", self.bound_multiplier_initial),
             ("multiplier_initial_max", self.multiplier_initial_max),
             ("dual_regularization", self.dual_regularization),
-            ("shift_first", self.shift_first),
-            ("shift_min", self.shift_min),
-            ("shift_max", self.shift_max),
             (
                 "restoration_regularization",
                 self.restoration_regularization,
@@ -134,13 +110,11 @@ impl InteriorSettings {
             ("restoration_min_step", self.restoration_min_step),
             ("restoration_stationary", self.restoration_stationary),
             ("restoration_barrier", self.restoration_barrier),
-            ("curvature_min", self.curvature_min),
         ];
         let unit = [
             ("mu_linear_decrease", self.mu_linear_decrease),
             ("tau_min", self.tau_min),
             ("bound_fraction", self.bound_fraction),
-            ("shift_decrease", self.shift_decrease),
             ("soc_kappa", self.soc_kappa),
             ("restoration_reduction", self.restoration_reduction),
             ("restoration_armijo", self.restoration_armijo),
@@ -148,8 +122,6 @@ impl InteriorSettings {
         let growth = [
             ("mu_superlinear_decrease", self.mu_superlinear_decrease),
             ("kappa_sigma", self.kappa_sigma),
-            ("shift_increase", self.shift_increase),
-            ("shift_first_increase", self.shift_first_increase),
         ];
         positive
             .into_iter()
@@ -179,15 +151,6 @@ impl InteriorSettings {
                     0.0,
                     "must be at least 1",
                 ))
-            })
-            .or_else(|| {
-                (self.shift_min > self.shift_first || self.shift_first > self.shift_max).then_some(
-                    (
-                        "shift_first",
-                        self.shift_first,
-                        "must lie between `shift_min` and `shift_max`",
-                    ),
-                )
             })
     }
 }

@@ -149,7 +149,8 @@ pub struct Settings {
 #[serde(deny_unknown_fields, default)]
 pub struct Tuning {
     /// The working-set QP solver's constants (`src/qp/active_set.rs`); its shift schedule is
-    /// also that of the backends' convex model (`inertia.rs`).
+    /// also that of the backends' convex model (`inertia.rs`) and of the interior-point
+    /// method's Newton system.
     pub qp: ActiveSetSettings,
     /// The interior-point method's constants (`src/interior/`).
     pub interior: InteriorSettings,

@@ -139,6 +139,21 @@ impl Default for ActiveSetSettings {
 }
 
 impl ActiveSetSettings {
+    /// IPOPT's inertia-correction schedule (Wächter & Biegler 2006, Algorithm IC) after a last
+    /// nonzero shift `last_shift` (0 when there was none): the first shift to try when the
+    /// unshifted matrix has the wrong inertia, and the growth factor of the next ones. The
+    /// working-set QP and the interior-point method's Newton system both follow it.
+    pub(crate) fn shift_schedule(&self, last_shift: f64) -> (f64, f64) {
+        if last_shift == 0.0 {
+            (self.shift_first, self.shift_first_increase)
+        } else {
+            (
+                (self.shift_decrease * last_shift).max(self.shift_min),
+                self.shift_increase,
+            )
+        }
+    }
+
     /// The first field out of its domain, as `(name, value, requirement)`.
     pub fn invalid_field(&self) -> Option<(&'static str, f64, &'static str)> {
         let counts = [
@@ -728,14 +743,7 @@ impl ActiveSetQp {
         if self.factor(qp, sides, start) {
             return Ok(start);
         }
-        let (first, growth) = if self.last_shift == 0.0 {
-            (settings.shift_first, settings.shift_first_increase)
-        } else {
-            (
-                (settings.shift_decrease * self.last_shift).max(settings.shift_min),
-                settings.shift_increase,
-            )
-        };
+        let (first, growth) = settings.shift_schedule(self.last_shift);
         let mut delta = if first > start { first } else { start * growth };
         while !self.factor(qp, sides, delta) {
             delta *= growth;
