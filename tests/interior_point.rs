@@ -361,3 +361,15 @@ fn assert_optimal_sqp(problem: &Dense, result: &SqpResult) {
     let scale = problem.f_star.abs().max(1.0);
     assert!((result.objective - problem.f_star).abs() <= 1e-6 * scale);
 }
+
+#[test]
+fn methods_are_named_as_problem_files_name_them() {
+    for method in [Method::Auto, Method::InteriorPoint, Method::Sqp] {
+        assert_eq!(method.name().parse::<Method>(), Ok(method));
+    }
+    let err = "ipm".parse::<Method>().unwrap_err();
+    assert!(
+        err.contains("'ipm'") && err.contains("interior_point"),
+        "{err}"
+    );
+}

@@ -106,14 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// Parses `--qp`.
 fn parse_method(s: &str) -> Result<vito::sqp::Method, String> {
-    match s {
-        "auto" => Ok(vito::sqp::Method::Auto),
-        "interior_point" => Ok(vito::sqp::Method::InteriorPoint),
-        "sqp" => Ok(vito::sqp::Method::Sqp),
-        other => Err(format!(
-            "unknown method '{other}' (expected auto, interior_point or sqp)"
-        )),
-    }
+    s.parse()
 }
 
 fn parse_qp(s: &str) -> Result<vito::sqp::QpBackend, String> {

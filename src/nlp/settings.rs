@@ -44,6 +44,18 @@ impl std::fmt::Display for Method {
     }
 }
 
+impl std::str::FromStr for Method {
+    type Err = String;
+
+    /// The method a problem file or command line names.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [Self::Auto, Self::InteriorPoint, Self::Sqp]
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown method '{s}' (expected auto, interior_point or sqp)"))
+    }
+}
+
 impl Method {
     /// The name a problem file gives it (`interior_point`).
     pub fn name(self) -> &'static str {
