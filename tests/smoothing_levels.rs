@@ -23,7 +23,7 @@ fn drop(start: f64, kappa: f64) -> TrajectoryProblem {
              terrain: {{friction: 0.8}}\n\
              complementarity: {{method: smoothing, start: {start}, end: 5.0e-4}}\n\
              costs: {{effort: 0.01}}\n\
-             solver: {{smoothing_decrease: 0.1, smoothing_level_tolerance: {kappa}}}\n"
+             solver: {{method: sqp, smoothing_decrease: 0.1, smoothing_level_tolerance: {kappa}}}\n"
         ),
     )
     .unwrap();

@@ -144,7 +144,8 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
         row("Jacobian nonzeros", &|e| {
             e.report.jacobian_nonzeros.to_string()
         }),
-        row("SQP iterations", &|e| e.report.iterations.to_string()),
+        row("method", &|e| e.report.method.clone()),
+        row("iterations", &|e| e.report.iterations.to_string()),
         row("solve time (s)", &|e| {
             format!("{:.3}", e.report.solve_time_s)
         }),

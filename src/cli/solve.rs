@@ -23,7 +23,7 @@ pub struct SolveArgs {
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// The solver: auto (the problem's `solver.method`, by default the interior-point method,
-    /// the SQP for contact), interior_point or sqp.
+    /// the SQP for complementarity pairs and where it fails), interior_point or sqp.
     #[arg(long, value_parser = parse_method)]
     pub method: Option<Method>,
     /// QP backend for the SQP subproblems: clarabel or osqp (implies the SQP).

@@ -1,8 +1,9 @@
 //! The feasibility restoration phase, when the filter line search accepts no step.
 //!
 //! Levenberg–Marquardt steps on `½‖r(x, s)‖²`, `r` the barrier problem's equality residuals,
-//! with the barrier terms at `μ_R = min(μ, restoration_barrier · ½‖r₀‖²)` (small enough that the
-//! barrier does not outweigh the residual) and the regularization `ζ = ‖r‖₂` (Fan & Yuan's
+//! with the barrier terms at `μ_R = min(μ, restoration_barrier · ½‖r₀‖²)`, divided by ten
+//! (down to the least barrier parameter) whenever the barrier outweighs the residual (the step
+//! would not decrease `‖r‖`), and the regularization `ζ = ‖r‖₂` (Fan & Yuan's
 //! choice), each step cut to the fraction to the boundary and backtracked by Armijo's rule on
 //! that merit, until the filter (with the starting point added, as IPOPT does) accepts a point
 //! whose violation is below `restoration_reduction` of the starting one. The bound
@@ -92,7 +93,7 @@ impl InteriorPoint<'_, '_> {
         info: &mut StepInfo,
     ) -> Result<(), Stop> {
         let ip = self.ip().clone();
-        let mu_r = self
+        let mut mu_r = self
             .mu
             .min(ip.restoration_barrier * 0.5 * self.residual_squares(&self.cur));
         for _ in 0..ip.restoration_iterations {
@@ -111,22 +112,30 @@ impl InteriorPoint<'_, '_> {
                     "the restoration phase's Newton system could not be factored",
                 ));
             }
-            let (cur, layout, problem) = (&self.cur, &self.layout, &self.problem);
-            self.newton.solve(
-                problem,
-                layout,
-                cur,
-                mu_r,
-                &ip,
-                |i| cur.row_residual(layout, problem, i),
-                Some(zeta),
-                d,
-            );
-            info.solves += 1;
-            self.linear_time += timer.elapsed();
-            let residual_slope = self.residual_slope(d);
-            let slope = residual_slope + self.barrier_slope(d, mu_r);
+            // The direction at `μ_R`; where the barrier outweighs the residual (the residual's
+            // slope is not negative enough), again with `μ_R` divided by ten, down to `μ_min`.
             let squares = self.residual_squares(&self.cur);
+            let residual_slope = loop {
+                let (cur, layout, problem) = (&self.cur, &self.layout, &self.problem);
+                self.newton.solve(
+                    problem,
+                    layout,
+                    cur,
+                    mu_r,
+                    &ip,
+                    |i| cur.row_residual(layout, problem, i),
+                    Some(zeta),
+                    d,
+                );
+                info.solves += 1;
+                let slope = self.residual_slope(d);
+                if -slope > ip.restoration_stationary * squares || mu_r <= self.mu_min() {
+                    break slope;
+                }
+                mu_r = (0.1 * mu_r).max(self.mu_min());
+            };
+            self.linear_time += timer.elapsed();
+            let slope = residual_slope + self.barrier_slope(d, mu_r);
             let theta = self.cur.theta(&self.layout, &self.problem);
             let stationary = || {
                 Stop::new(

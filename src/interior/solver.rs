@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use super::direction::{Direction, NewtonSystem};
 use super::point::{Layout, Point, Row};
-use crate::nlp::InteriorSettings;
 use crate::nlp::filter::Filter;
 use crate::nlp::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
 use crate::nlp::problem::Problem;
@@ -14,6 +13,7 @@ use crate::nlp::report::{Observer, Progress};
 use crate::nlp::residuals::{Bounds, KktPoint, residuals};
 use crate::nlp::settings::{Method, Settings, Tuning};
 use crate::nlp::termination::Termination;
+use crate::nlp::{InteriorSettings, SmoothingPath};
 use crate::qp::sparse::add_transpose_triplets;
 
 /// What happened in one iteration, for its record.
@@ -68,6 +68,9 @@ pub(crate) struct InteriorPoint<'s, 'p> {
     warm: bool,
     /// The relaxation `ε` of the complementarity product rows.
     relaxation: f64,
+    /// The path of the problem's smoothing parameter, driven with `μ`, and its value now.
+    smoothing_path: Option<SmoothingPath>,
+    smoothing: f64,
     start: Instant,
     pub(super) linear_time: Duration,
     history: Vec<IterationRecord>,
@@ -105,6 +108,8 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             objective_convex: false,
             warm: false,
             relaxation,
+            smoothing_path: None,
+            smoothing: 0.0,
             start,
             linear_time: Duration::ZERO,
             history: Vec::new(),
@@ -116,6 +121,36 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             layout,
             problem,
         }
+    }
+
+    /// Drives the problem's smoothing parameter along `path` with the barrier parameter
+    /// (`smoothing_for`) instead of solving one problem per smoothing level.
+    pub(crate) fn with_smoothing(mut self, path: SmoothingPath) -> Self {
+        self.smoothing_path = Some(path);
+        self.smoothing = self.smoothing_for(self.mu);
+        self.problem.set_smoothing(self.smoothing);
+        self
+    }
+
+    /// The smoothing at barrier parameter `mu`: `μ_s² = ρ μ` (`smoothing_barrier_ratio`
+    /// `ρ`), within the path, and the path's end once `μ` is at its smallest. A smoothed pair
+    /// has `a·b = μ_s²` as a barrier term's `z·s = μ`, so both homotopies stay centred together.
+    fn smoothing_for(&self, mu: f64) -> f64 {
+        let Some(path) = self.smoothing_path else {
+            return 0.0;
+        };
+        if mu <= self.mu_min() {
+            return path.end;
+        }
+        (self.ip().smoothing_barrier_ratio * mu)
+            .sqrt()
+            .clamp(path.end, path.start)
+    }
+
+    /// Whether the problem solved now is the one asked for (the smoothing at its end).
+    fn final_problem(&self) -> bool {
+        self.smoothing_path
+            .is_none_or(|path| self.smoothing <= path.end)
     }
 
     pub(super) fn ip(&self) -> &InteriorSettings {
@@ -135,6 +170,10 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         progress: &Progress,
         warm: Option<&SqpResult>,
     ) -> SqpResult {
+        if self.smoothing_path.is_some() {
+            self.smoothing = self.smoothing_for(self.mu);
+            self.problem.set_smoothing(self.smoothing);
+        }
         match self.initialize(warm) {
             Ok(()) => self.run(observer, progress),
             Err(stop) => self.finish(stop.status, stop.message),
@@ -386,7 +425,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
 
     /// The smallest barrier parameter, IPOPT's `ε_tol / (κ_ε + 1)`: the complementarity it
     /// leaves is below the tolerance.
-    fn mu_min(&self) -> f64 {
+    pub(super) fn mu_min(&self) -> f64 {
         self.settings.tolerance / (self.ip().barrier_tolerance_factor + 1.0)
     }
 
@@ -408,6 +447,26 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         if decreased {
             self.filter.clear();
         }
+    }
+
+    /// Moves the smoothing to the barrier parameter's (`smoothing_for`) and evaluates the
+    /// current point's rows again; whether it moved.
+    fn update_smoothing(&mut self) -> Result<bool, Stop> {
+        let next = self.smoothing_for(self.mu);
+        if self.smoothing_path.is_none() || next == self.smoothing {
+            return Ok(false);
+        }
+        self.smoothing = next;
+        self.problem.set_smoothing(next);
+        let evaluation = |e: String| Stop::new(Status::EvaluationError, e);
+        self.cur
+            .evaluate_values(&mut self.problem)
+            .map_err(evaluation)?;
+        self.cur
+            .evaluate_derivatives(&mut self.problem, self.curvature_scale, &mut self.scaled)
+            .map_err(evaluation)?;
+        self.filter.clear();
+        Ok(true)
     }
 
     /// Shrinks the complementarity relaxation once the relaxed problem is solved to its
@@ -441,6 +500,11 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
                 r = self.residuals();
             }
             self.update_barrier(&r);
+            match self.update_smoothing() {
+                Ok(true) => r = self.residuals(),
+                Ok(false) => {}
+                Err(stop) => return self.finish(stop.status, stop.message),
+            }
             let record = IterationRecord {
                 iteration,
                 objective: self.cur.f,
@@ -452,6 +516,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
                 step_length: step.alpha,
                 step_norm: step.step_norm,
                 barrier: self.mu,
+                smoothing: self.smoothing,
                 qp_iterations: step.solves,
                 qp_time_s: step.linear_time.as_secs_f64(),
                 factorizations: step.factorizations,
@@ -463,14 +528,19 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             observer.iteration(&record);
             progress.iteration(&record);
             self.history.push(record);
-            if let Some((status, message)) = termination.check(&r, iteration) {
+            if let Some((status, message)) = termination.check(&r, iteration, self.final_problem())
+            {
                 return self.finish(status, message);
             }
             let (timer, factorizations) = (Instant::now(), self.newton.kkt.factorizations());
             let linear = self.linear_time;
             step = StepInfo::default();
             if let Err(stop) = self.step(&mut step) {
-                let (status, message) = termination.after_failure(&r, stop.status, stop.message);
+                let (status, message) = if self.final_problem() {
+                    termination.after_failure(&r, stop.status, stop.message)
+                } else {
+                    (stop.status, stop.message)
+                };
                 return self.finish(status, message);
             }
             step.factorizations = self.newton.kkt.factorizations() - factorizations;

@@ -17,6 +17,9 @@ pub struct InteriorSettings {
     pub mu_linear_decrease: f64,
     /// `θ_μ`: the superlinear decrease `μ^θ_μ`.
     pub mu_superlinear_decrease: f64,
+    /// `ρ` of a smoothing driven with the barrier parameter: `μ_s² = ρ μ`
+    /// (`Solver::solve_smoothed`).
+    pub smoothing_barrier_ratio: f64,
     /// `κ_ε`: a barrier subproblem is solved once its error is below `κ_ε μ`.
     pub barrier_tolerance_factor: f64,
     /// `τ_min`: the least fraction to the boundary.
@@ -68,6 +71,7 @@ impl Default for InteriorSettings {
             mu_warm: 1e-4,
             mu_linear_decrease: 0.2,
             mu_superlinear_decrease: 1.5,
+            smoothing_barrier_ratio: 1.0,
             barrier_tolerance_factor: 10.0,
             tau_min: 0.99,
             bound_push: 1e-2,
@@ -97,6 +101,7 @@ impl InteriorSettings {
         let positive = [
             ("mu_initial", self.mu_initial),
             ("mu_warm", self.mu_warm),
+            ("smoothing_barrier_ratio", self.smoothing_barrier_ratio),
             ("barrier_tolerance_factor", self.barrier_tolerance_factor),
             ("bound_push", self.bound_push),
             ("warm_push", self.warm_push),

@@ -25,6 +25,6 @@ pub(crate) mod termination;
 pub use error::SqpError;
 pub use interior_settings::InteriorSettings;
 pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};
-pub use program::{Complementarity, ComplementarityTerm, EvalError, Nlp};
+pub use program::{Complementarity, ComplementarityTerm, EvalError, Nlp, SmoothingPath};
 pub use report::{LogObserver, Observer, SilentObserver};
 pub use settings::{HessianStrategy, Method, QpBackend, Settings, Tuning};

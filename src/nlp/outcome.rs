@@ -106,7 +106,7 @@ pub struct SqpResult {
     pub residuals: Residuals,
     /// Relaxation `ε` of the complementarity products at the end (0 without pairs).
     pub relaxation: f64,
-    /// SQP iterations performed.
+    /// Iterations performed (by every method that ran: a fallback's are added).
     pub iterations: usize,
     /// QP backend iterations summed over all subproblems.
     pub qp_iterations: usize,
@@ -116,6 +116,32 @@ pub struct SqpResult {
     pub timing: Timing,
     /// One record per iterate, starting with the initial point.
     pub history: Vec<IterationRecord>,
+}
+
+impl SqpResult {
+    /// The result of a solve that went on with `later` from where this one ended, on the same
+    /// clock: `later`'s point and status, with both histories (`later`'s iterations numbered
+    /// on), and the iterations, evaluations and times of both.
+    pub fn followed_by(self, mut later: SqpResult) -> SqpResult {
+        let offset = self.iterations;
+        let mut history = self.history;
+        history.extend(later.history.into_iter().skip(1).map(|mut h| {
+            h.iteration += offset;
+            h
+        }));
+        later.history = history;
+        later.iterations += offset;
+        later.qp_iterations += self.qp_iterations;
+        let (e, f) = (&mut later.evaluations, self.evaluations);
+        e.objective += f.objective;
+        e.gradient += f.gradient;
+        e.constraints += f.constraints;
+        e.jacobian += f.jacobian;
+        e.hessian += f.hessian;
+        later.timing.nlp_evaluation += self.timing.nlp_evaluation;
+        later.timing.qp += self.timing.qp;
+        later
+    }
 }
 
 /// Everything known about one iterate, for logs and plots.
@@ -143,6 +169,9 @@ pub struct IterationRecord {
     pub penalty: f64,
     /// Barrier parameter `μ` at this iterate (interior point; 0 for the SQP).
     pub barrier: f64,
+    /// The problem's smoothing `μ_s` at this iterate, when the interior-point method drives it
+    /// (`Solver::solve_smoothed`; 0 otherwise).
+    pub smoothing: f64,
     /// QP iterations spent on the step.
     pub qp_iterations: usize,
     /// QP wall time spent on the step, in seconds.

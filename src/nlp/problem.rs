@@ -215,6 +215,11 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// Sets the smoothing of the problem's rows ([`Nlp::set_smoothing`]).
+    pub(crate) fn set_smoothing(&mut self, mu: f64) {
+        self.nlp.set_smoothing(mu);
+    }
+
     /// The starting point, moved into the variable bounds.
     pub(crate) fn initial_point(&self) -> Result<Vec<f64>, String> {
         let mut x = vec![0.0; self.n];

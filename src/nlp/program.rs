@@ -58,6 +58,17 @@ pub struct Complementarity {
     pub b: ComplementarityTerm,
 }
 
+/// The range of a smoothing parameter `μ_s` the problem's rows depend on (smoothed
+/// complementarity: `a + b − √(a² + b² + 2μ_s²) = 0` holds `a·b = μ_s²`), which the solver
+/// drives from `start` down to `end` ([`Nlp::set_smoothing`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SmoothingPath {
+    /// The first smoothing.
+    pub start: f64,
+    /// The last smoothing, the one the solution is for.
+    pub end: f64,
+}
+
 /// A smooth nonlinear program with sparse first and second derivatives.
 ///
 /// Sizes, bounds and sparsity structures are read once at the start of a solve and must not
@@ -124,5 +135,11 @@ pub trait Nlp {
     /// Complementarity pairs `0 <= a ⟂ b >= 0`.
     fn complementarities(&self) -> Vec<Complementarity> {
         Vec::new()
+    }
+
+    /// Sets the smoothing parameter of the problem's rows, whose values and derivatives then
+    /// change with it (a problem without one ignores it; see [`SmoothingPath`]).
+    fn set_smoothing(&mut self, mu: f64) {
+        let _ = mu;
     }
 }

@@ -5,13 +5,14 @@
 //! numerics. [`LogObserver`] writes one line per iteration:
 //!
 //! ```text
-//! iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(rg)     alpha  qp_it  fact    qp_ms  info
-//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0    -1.0      -    0.00e0      0     0     0.00
+//! iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(ms)  lg(rg)     alpha  qp_it  fact    qp_ms  info
+//!    0   1.6000000e1    1.2e1    1.2e1    0.0e0    -1.0      -      -    0.00e0      0     0     0.00
 //! ```
 //!
 //! `inf_pr` is the largest constraint violation, `inf_du` the scaled dual infeasibility,
 //! `compl` the scaled complementarity, `lg(mu)` the log10 of the interior-point method's
-//! barrier parameter (`-` for the SQP), `lg(rg)` the log10 of the Hessian shift `δ` of the step
+//! barrier parameter (`-` for the SQP), `lg(ms)` the log10 of the smoothing it drives with it
+//! (`Solver::solve_smoothed`; `-` without), `lg(rg)` the log10 of the Hessian shift `δ` of the step
 //! that produced this iterate (inertia correction), `alpha` its step length, `qp_it` the QP
 //! iterations (face solves of the working-set solver and backend iterations; for the
 //! interior-point method the solves of its Newton system, corrections and restoration steps
@@ -68,7 +69,7 @@ impl Observer for LogObserver<'_> {
         if r.iteration % 20 == 0 {
             let _ = writeln!(
                 self.sink,
-                "iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(rg)     alpha  qp_it  fact    qp_ms  info"
+                "iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(ms)  lg(rg)     alpha  qp_it  fact    qp_ms  info"
             );
         }
         let lg = |v: f64| {
@@ -94,13 +95,14 @@ impl Observer for LogObserver<'_> {
         }
         let _ = writeln!(
             self.sink,
-            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {} {:9.2e} {:6} {:5} {:8.2}  {}",
+            "{:4} {:14.7e} {:8.1e} {:8.1e} {:8.1e} {} {} {} {:9.2e} {:6} {:5} {:8.2}  {}",
             r.iteration,
             r.objective,
             r.primal_infeasibility,
             r.dual_infeasibility,
             r.complementarity,
             lg(r.barrier),
+            lg(r.smoothing),
             lg(r.regularization),
             r.step_length,
             r.qp_iterations,

@@ -25,7 +25,8 @@ pub enum Method {
     /// complementarity pairs, the SQP otherwise ([`Method::resolve`]); when the interior-point
     /// method fails (`MaxIterations`, `LineSearchFailure`, `LocallyInfeasible`, `QpFailure`),
     /// the SQP solves again from the start, and when it ends `Acceptable`, the SQP goes on
-    /// from its point.
+    /// from its point (along a smoothing path, `Solver::solve_smoothed`: the SQP's levels
+    /// from the start, or its last level from that point).
     #[default]
     Auto,
     /// The primal-dual interior-point method of `crate::interior` (exact Hessians only).
@@ -114,7 +115,8 @@ pub struct Settings {
     pub acceptable_constraint_tolerance: f64,
     /// Consecutive iterates within the acceptable tolerances that end the solve as `Acceptable`.
     pub acceptable_iterations: usize,
-    /// Maximum number of SQP iterations.
+    /// Maximum number of iterations of one solve (of each method that runs, and of each of
+    /// the SQP's smoothing levels).
     pub max_iterations: usize,
     /// Wall-time limit in seconds; `None` for no limit.
     pub time_limit_s: Option<f64>,

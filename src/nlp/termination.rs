@@ -44,9 +44,19 @@ impl<'s> Termination<'s> {
             && r.complementarity_violation <= s.acceptable_constraint_tolerance
     }
 
-    /// The ending at iterate `iteration` with residuals `r`, if the solve ends there.
-    pub(crate) fn check(&mut self, r: &Residuals, iteration: usize) -> Option<Ending> {
+    /// The ending at iterate `iteration` with residuals `r`, if the solve ends there; with
+    /// `final_problem` false (a homotopy not at its end yet) only the limits end it.
+    pub(crate) fn check(
+        &mut self,
+        r: &Residuals,
+        iteration: usize,
+        final_problem: bool,
+    ) -> Option<Ending> {
         let s = self.settings;
+        if !final_problem {
+            self.acceptable_count = 0;
+            return self.limits(iteration);
+        }
         if self.converged(r) {
             return Some((Status::Converged, "all tolerances met".into()));
         }
@@ -62,6 +72,12 @@ impl<'s> Termination<'s> {
                 format!("acceptable tolerances met for {n} iterates"),
             ));
         }
+        self.limits(iteration)
+    }
+
+    /// `MaxIterations` or `TimeLimit` at iterate `iteration`, if a limit is reached.
+    fn limits(&self, iteration: usize) -> Option<Ending> {
+        let s = self.settings;
         if iteration >= s.max_iterations {
             return Some((Status::MaxIterations, "iteration limit reached".into()));
         }

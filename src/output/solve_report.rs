@@ -114,7 +114,7 @@ pub struct Report {
     pub status: String,
     /// The solver's message.
     pub message: String,
-    /// SQP iterations.
+    /// Iterations (of every method that ran, see `method`).
     pub iterations: usize,
     /// QP iterations in total.
     pub qp_iterations: usize,

@@ -1220,10 +1220,8 @@ pub fn load_problem(
     if let Some(method) = overrides.method {
         solver.method = method;
     }
-    if solver.method == Method::Auto && (overrides.qp.is_some() || contact.is_some()) {
-        // A QP backend asked for is the SQP's; contact problems solve their smoothing levels
-        // with the SQP (the interior-point method's warm starts from one level to the next
-        // are not robust yet: ARCHITECTURE.md, "The interior-point method").
+    if solver.method == Method::Auto && overrides.qp.is_some() {
+        // A QP backend asked for is the SQP's.
         solver.method = Method::Sqp;
     }
     solver

@@ -134,6 +134,7 @@ mod line_search;
 mod merit;
 mod quasi_newton;
 mod restoration;
+mod smoothing;
 mod solver;
 mod step;
 mod subproblem;
@@ -144,7 +145,7 @@ pub use crate::interior::InteriorSettings;
 pub use crate::nlp::{
     Complementarity, ComplementarityTerm, EvalError, EvaluationCounts, HessianStrategy,
     IterationRecord, LogObserver, Method, Nlp, Observer, QpBackend, Residuals, Settings,
-    SilentObserver, SqpError, SqpResult, Status, Timing, Tuning,
+    SilentObserver, SmoothingPath, SqpError, SqpResult, Status, Timing, Tuning,
 };
 // The QP layer's types, also under the paths they had before it was split out.
 pub use crate::qp::{

@@ -175,7 +175,7 @@ impl Solver {
             settings.progress_bar && settings.print_level > 0,
         );
         if method == Method::Sqp {
-            let result = self.run_sqp(problem, observer, &progress, start, None);
+            let result = self.run_sqp(problem, observer, &progress, start, None, 0.0);
             progress.finish();
             observer.finish(&result);
             return Ok(result);
@@ -200,20 +200,22 @@ impl Solver {
             settings.max_iterations,
             settings.progress_bar && settings.print_level > 0,
         );
-        let sqp = self.run_sqp(problem, observer, &progress, start, from.as_deref());
+        let sqp = self.run_sqp(problem, observer, &progress, start, from.as_deref(), 0.0);
         progress.finish();
         observer.finish(&sqp);
         Ok(after_fallback(interior, sqp))
     }
 
-    /// The SQP from the problem's initial point, or from `from`.
-    fn run_sqp(
+    /// The SQP from the problem's initial point, or from `from`; `smoothing` is the
+    /// problem's smoothing level, for the iteration records (0 without one).
+    pub(super) fn run_sqp(
         &self,
         problem: Problem<'_>,
         observer: &mut dyn Observer,
         progress: &Progress,
         start: Instant,
         from: Option<&[f64]>,
+        smoothing: f64,
     ) -> SqpResult {
         let settings = &self.settings;
         let make = || -> Box<dyn QpSolver> {
@@ -223,6 +225,7 @@ impl Solver {
             }
         };
         let mut sqp = Sqp::new(settings, problem, &make, start);
+        sqp.smoothing = smoothing;
         match sqp.initialize(from) {
             Ok(()) => sqp.run(observer, progress),
             Err(message) => sqp.finish(Status::EvaluationError, message),
@@ -234,7 +237,7 @@ impl Solver {
 /// SQP's point and status (the interior-point method's when it was `Acceptable` and the SQP
 /// ended worse), with both histories, iterations, evaluations and times, and a message that
 /// says what happened.
-fn after_fallback(interior: SqpResult, mut sqp: SqpResult) -> SqpResult {
+pub(super) fn after_fallback(interior: SqpResult, sqp: SqpResult) -> SqpResult {
     let solved = |s: Status| matches!(s, Status::Converged | Status::Acceptable);
     if interior.status == Status::Acceptable && !solved(sqp.status) {
         let mut kept = interior;
@@ -245,27 +248,12 @@ fn after_fallback(interior: SqpResult, mut sqp: SqpResult) -> SqpResult {
         kept.timing.total = sqp.timing.total;
         return kept;
     }
-    let offset = interior.iterations;
-    sqp.message = format!(
+    let message = format!(
         "{} (the SQP, after the interior-point method ended {:?} after {} iterations: {})",
         sqp.message, interior.status, interior.iterations, interior.message
     );
-    let mut history = interior.history;
-    history.extend(sqp.history.into_iter().skip(1).map(|mut h| {
-        h.iteration += offset;
-        h
-    }));
-    sqp.history = history;
-    sqp.iterations += offset;
-    sqp.qp_iterations += interior.qp_iterations;
-    let (e, f) = (&mut sqp.evaluations, interior.evaluations);
-    e.objective += f.objective;
-    e.gradient += f.gradient;
-    e.constraints += f.constraints;
-    e.jacobian += f.jacobian;
-    e.hessian += f.hessian;
-    sqp.timing.nlp_evaluation += interior.timing.nlp_evaluation;
-    sqp.timing.qp += interior.timing.qp;
+    let mut sqp = interior.followed_by(sqp);
+    sqp.message = message;
     sqp
 }
 
@@ -307,6 +295,8 @@ struct Sqp<'s, 'p> {
     forced_shift: f64,
     /// `τ`, the factor of the constraints' curvature in the Hessian model.
     curvature_scale: f64,
+    /// The problem's smoothing level, recorded with every iterate.
+    smoothing: f64,
     history: Vec<IterationRecord>,
 }
 
@@ -345,6 +335,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             relaxation,
             forced_shift: 0.0,
             curvature_scale: 1.0,
+            smoothing: 0.0,
             history: Vec::new(),
             problem,
         }
@@ -431,6 +422,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 step_norm: step.step_norm,
                 penalty: self.globalization.penalty,
                 barrier: 0.0,
+                smoothing: self.smoothing,
                 qp_iterations: step.qp_iterations,
                 qp_time_s: step.qp_time.as_secs_f64(),
                 step_time_s: step.step_time.as_secs_f64(),
@@ -447,7 +439,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             progress.iteration(&record);
             self.history.push(record);
 
-            if let Some((status, message)) = termination.check(&r, iteration) {
+            if let Some((status, message)) = termination.check(&r, iteration, true) {
                 return self.finish(status, message);
             }
             let (step_start, factorizations) = (Instant::now(), self.builder.factorizations());

@@ -235,21 +235,6 @@ impl<'a> CollocationNlp<'a> {
         Ok(x)
     }
 
-    /// Sets the smoothing of the contact complementarity rows (method `smoothing`).
-    pub fn set_smoothing(&mut self, mu: f64) {
-        self.terms.set_smoothing(mu);
-        self.impulse.set_smoothing(mu);
-    }
-
-    /// Starts the next solve from `x`.
-    ///
-    /// # Panics
-    /// If `x` does not have one entry per variable.
-    pub fn set_start(&mut self, x: &[f64]) {
-        assert_eq!(x.len(), self.start.len(), "one start value per variable");
-        self.start.copy_from_slice(x);
-    }
-
     /// The trajectory at `x`.
     pub fn solution(&self, x: &[f64]) -> Solution {
         let l = &self.layout;
@@ -805,6 +790,12 @@ impl Nlp for CollocationNlp<'_> {
         let impulses = self.impulse.complementarities(&pairs, normal);
         pairs.extend(impulses);
         pairs
+    }
+
+    /// The smoothing of the contact complementarity rows (method `smoothing`).
+    fn set_smoothing(&mut self, mu: f64) {
+        self.terms.set_smoothing(mu);
+        self.impulse.set_smoothing(mu);
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{CollocationNlp, ContactResiduals, Solution, VariationalNlp};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem, TranscriptionKind};
-use crate::sqp::{LogObserver, Nlp, Solver, SqpError, SqpResult};
+use crate::sqp::{LogObserver, Nlp, SmoothingPath, Solver, SqpError, SqpResult};
 use crate::sqp::{Settings, Status};
 use std::io::Write;
 
@@ -113,21 +113,11 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
 trait Transcription: Nlp {
     /// The trajectory at `x`.
     fn solution(&mut self, x: &[f64]) -> Solution;
-    /// Sets the smoothing of the contact complementarity rows.
-    fn set_smoothing(&mut self, mu: f64);
-    /// Starts the next solve from `x`.
-    fn set_start(&mut self, x: &[f64]);
 }
 
 impl Transcription for VariationalNlp<'_> {
     fn solution(&mut self, x: &[f64]) -> Solution {
         VariationalNlp::solution(self, x)
-    }
-    fn set_smoothing(&mut self, mu: f64) {
-        VariationalNlp::set_smoothing(self, mu);
-    }
-    fn set_start(&mut self, x: &[f64]) {
-        VariationalNlp::set_start(self, x);
     }
 }
 
@@ -135,44 +125,28 @@ impl Transcription for CollocationNlp<'_> {
     fn solution(&mut self, x: &[f64]) -> Solution {
         CollocationNlp::solution(self, x)
     }
-    fn set_smoothing(&mut self, mu: f64) {
-        CollocationNlp::set_smoothing(self, mu);
-    }
-    fn set_start(&mut self, x: &[f64]) {
-        CollocationNlp::set_start(self, x);
-    }
 }
 
-/// The smoothing levels of the solves: one solve without smoothing, or `μ` from `start`
-/// down by factors of `smoothing_decrease` to the last level, `end` or, by default,
-/// `smoothing_margin · √complementarity_tolerance`.
+/// The smoothing path of smoothed contact complementarity: from `start` to `end` or, by
+/// default, `smoothing_margin · √complementarity_tolerance` (at most `start`).
 ///
-/// A smoothed solution has `a·b = μ²` in every pair, so the default last level is the first at
-/// which the products meet the tolerance; smaller ones only make the solves harder (the
-/// sticking rows become dependent as `μ²`, see ARCHITECTURE.md, "Contact").
-fn smoothing_levels(method: ComplementarityMethod, settings: &Settings) -> Vec<Option<f64>> {
+/// A smoothed solution has `a·b = μ²` in every pair, so the default end is the first
+/// smoothing at which the products meet the tolerance; smaller ones only make the solves
+/// harder (the sticking rows become dependent as `μ²`, see ARCHITECTURE.md, "Contact").
+fn smoothing_path(method: ComplementarityMethod, settings: &Settings) -> Option<SmoothingPath> {
     match method {
-        ComplementarityMethod::Smoothing { start, end } => {
-            let end = end
+        ComplementarityMethod::Smoothing { start, end } => Some(SmoothingPath {
+            start,
+            end: end
                 .unwrap_or(settings.smoothing_margin * settings.complementarity_tolerance.sqrt())
-                .min(start);
-            let mut out = Vec::new();
-            let mut mu = start;
-            while mu > end * (1.0 + 1e-9) {
-                out.push(Some(mu));
-                mu *= settings.smoothing_decrease;
-            }
-            out.push(Some(end));
-            out
-        }
-        _ => vec![None],
+                .min(start),
+        }),
+        _ => None,
     }
 }
 
-/// Solves a transcribed `nlp` (once, or along the smoothing levels of its contact
-/// complementarity, each solve started where the last ended, every level but the last to
-/// `smoothing_level_tolerance · μ` when that is set; the result then sums their iterations,
-/// times and histories) and reads its trajectory back.
+/// Solves a transcribed `nlp` (along the smoothing path of its contact complementarity when
+/// it has one: `Solver::solve_smoothed`) and reads its trajectory back.
 fn run<N: Transcription>(
     solver: &Solver,
     observer: &mut LogObserver<'_>,
@@ -180,51 +154,13 @@ fn run<N: Transcription>(
     prob: &TrajectoryProblem,
 ) -> Result<Outcome, SolveError> {
     let size = size_of(nlp);
-    let mut total: Option<SqpResult> = None;
-    // Without contact there is nothing to smooth: one solve, whatever the method.
-    let levels = if prob.contact.is_some() {
-        smoothing_levels(prob.complementarity, solver.settings())
-    } else {
-        vec![None]
-    };
-    let last = levels.len() - 1;
-    for (i, level) in levels.into_iter().enumerate() {
-        if let Some(mu) = level {
-            nlp.set_smoothing(mu);
-        }
-        if let Some(prev) = &total {
-            nlp.set_start(&prev.x);
-        }
-        let kappa = solver.settings().smoothing_level_tolerance;
-        let warm = total.as_ref();
-        let mut result = match level {
-            Some(mu) if i < last && kappa > 0.0 => solver
-                .loosened(kappa * mu, kappa * mu)
-                .solve_warm(nlp, observer, warm)?,
-            _ => solver.solve_warm(nlp, observer, warm)?,
-        };
-        if let Some(prev) = total.take() {
-            let offset = prev.iterations;
-            for h in &mut result.history {
-                h.iteration += offset;
-            }
-            let mut history = prev.history;
-            history.extend(result.history.into_iter().skip(1));
-            result.history = history;
-            result.iterations += prev.iterations;
-            result.qp_iterations += prev.qp_iterations;
-            result.timing.total += prev.timing.total;
-            result.timing.nlp_evaluation += prev.timing.nlp_evaluation;
-            result.timing.qp += prev.timing.qp;
-        }
-        let stop = !matches!(result.status, Status::Converged | Status::Acceptable);
-        total = Some(result);
-        if stop {
-            break;
-        }
-    }
-    let Some(result) = total else {
-        return Err(SolveError::Transcription("no solve was run".into()));
+    let path = prob
+        .contact
+        .as_ref()
+        .and_then(|_| smoothing_path(prob.complementarity, solver.settings()));
+    let result = match path {
+        Some(path) => solver.solve_smoothed(nlp, observer, path)?,
+        None => solver.solve_warm(nlp, observer, None)?,
     };
     let solution = nlp.solution(&result.x);
     Ok(Outcome {
@@ -239,34 +175,42 @@ fn run<N: Transcription>(
 mod tests {
     use super::*;
 
-    fn levels(start: f64, end: Option<f64>, tolerance: f64) -> Vec<f64> {
+    #[test]
+    fn the_default_smoothing_end_meets_the_complementarity_tolerance() {
         let settings = Settings {
-            complementarity_tolerance: tolerance,
+            complementarity_tolerance: 1e-6,
             ..Settings::default()
         };
-        smoothing_levels(ComplementarityMethod::Smoothing { start, end }, &settings)
-            .into_iter()
-            .map(|l| l.unwrap_or(f64::NAN))
-            .collect()
-    }
-
-    fn close(a: &[f64], b: &[f64]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-12 * y)
-    }
-
-    #[test]
-    fn the_last_smoothing_level_meets_the_complementarity_tolerance() {
+        let smoothing = |start, end| ComplementarityMethod::Smoothing { start, end };
         // μ_end = 0.5 √1e-6 = 5e-4: products μ² = 2.5e-7 ≤ 1e-6.
-        let l = levels(1e-2, None, 1e-6);
-        assert!(close(&l, &[1e-2, 1e-3, 5e-4]), "{l:?}");
-        let end = l[l.len() - 1];
+        let path = smoothing_path(smoothing(1e-2, None), &settings);
+        let end = path.map_or(f64::NAN, |p| p.end);
+        assert!((end - 5e-4).abs() < 1e-15, "{end}");
         assert!(end * end <= 1e-6 && end * end >= 0.2e-6, "{end}");
-        // A named end wins; an end the tolerance allows above the start leaves one level.
-        let l = levels(1e-2, Some(1e-4), 1e-6);
-        assert!(close(&l, &[1e-2, 1e-3, 1e-4]), "{l:?}");
-        assert!(close(&levels(1e-2, None, 1e-2), &[1e-2]));
-        assert!(levels(1e-2, None, 1e-6).iter().all(|l| !l.is_nan()));
-        let relaxed = smoothing_levels(ComplementarityMethod::Relaxation, &Settings::default());
-        assert_eq!(relaxed, vec![None]);
+        // A named end wins; an end above the start is the start.
+        let path = smoothing_path(smoothing(1e-2, Some(1e-4)), &settings);
+        assert_eq!(
+            path,
+            Some(SmoothingPath {
+                start: 1e-2,
+                end: 1e-4
+            })
+        );
+        let loose = Settings {
+            complementarity_tolerance: 1e-2,
+            ..Settings::default()
+        };
+        let path = smoothing_path(smoothing(1e-2, None), &loose);
+        assert_eq!(
+            path,
+            Some(SmoothingPath {
+                start: 1e-2,
+                end: 1e-2
+            })
+        );
+        assert_eq!(
+            smoothing_path(ComplementarityMethod::Relaxation, &settings),
+            None
+        );
     }
 }

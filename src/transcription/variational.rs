@@ -364,20 +364,6 @@ impl<'a> VariationalNlp<'a> {
         self.prob.stages
     }
 
-    /// Sets the smoothing of the contact complementarity rows (method `smoothing`).
-    pub fn set_smoothing(&mut self, mu: f64) {
-        self.terms.set_smoothing(mu);
-    }
-
-    /// Starts the next solve from `x`.
-    ///
-    /// # Panics
-    /// If `x` does not have one entry per variable.
-    pub fn set_start(&mut self, x: &[f64]) {
-        assert_eq!(x.len(), self.start.len(), "one start value per variable");
-        self.start.copy_from_slice(x);
-    }
-
     /// The trajectory at `x`: control points, the knot velocities `v_k = M(q^k)⁻¹ p^k` of the
     /// discrete Legendre transform (`p^{k+1}` from Eq. 5c), and the interpolant through both.
     pub fn solution(&mut self, x: &[f64]) -> Solution {
@@ -1345,6 +1331,11 @@ impl Nlp for VariationalNlp<'_> {
 
     fn complementarities(&self) -> Vec<Complementarity> {
         self.terms.complementarities()
+    }
+
+    /// The smoothing of the contact complementarity rows (method `smoothing`).
+    fn set_smoothing(&mut self, mu: f64) {
+        self.terms.set_smoothing(mu);
     }
 }
 
