@@ -124,11 +124,10 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
     }
 
     /// Drives the problem's smoothing parameter along `path` with the barrier parameter
-    /// (`smoothing_for`) instead of solving one problem per smoothing level.
+    /// (`smoothing_for`, from the solve's first `μ` on) instead of solving one problem per
+    /// smoothing level.
     pub(crate) fn with_smoothing(mut self, path: SmoothingPath) -> Self {
         self.smoothing_path = Some(path);
-        self.smoothing = self.smoothing_for(self.mu);
-        self.problem.set_smoothing(self.smoothing);
         self
     }
 
