@@ -29,8 +29,9 @@ const FEET: [(&str, &[&str]); 4] = [
 ];
 
 /// The height a foot must clear to count as lifted (m): a thousand times the largest gap
-/// under a foot carrying a force (4·10⁻⁶ m on the flat walk, the smoothing's `μ²/f`). The flat
-/// walk's steps are short and low: at most 3 mm (problems/README.md, "The quadruped").
+/// under a foot carrying a force (4·10⁻⁶ m on the flat walk, the smoothing's `μ²/f`). Steps can
+/// be low: the SQP's flat walk (`--method sqp`) lifts its feet by at most 3 mm
+/// (problems/README.md, "The quadruped").
 const LIFTED: f64 = 0.001;
 
 /// The radius of the feet's collision spheres, from the model (every foot has the same).
