@@ -28,6 +28,7 @@ use std::io::{IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::outcome::{IterationRecord, SqpResult};
+use super::settings::Settings;
 
 /// Receives the solver's progress.
 pub trait Observer {
@@ -148,10 +149,13 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    pub(crate) fn new(max_iterations: usize, enabled: bool) -> Self {
+    /// The bar of one solve with `settings`: up to `max_iterations`, shown when
+    /// `progress_bar` is set and `print_level` is above 0.
+    pub(crate) fn new(settings: &Settings) -> Self {
+        let enabled = settings.progress_bar && settings.print_level > 0;
         let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(
-                Some(max_iterations as u64),
+                Some(settings.max_iterations as u64),
                 ProgressDrawTarget::stderr(),
             );
             if let Ok(style) =

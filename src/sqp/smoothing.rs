@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use super::solver::{Solver, after_fallback};
+use super::solver::{Fallback, Solver, after_fallback, fallback};
 use crate::interior::InteriorPoint;
 use crate::nlp::outcome::{SqpResult, Status};
 use crate::nlp::problem::Problem;
@@ -69,23 +69,16 @@ impl Solver {
             drop(problem);
             return self.sqp_levels(nlp, observer, &levels, start, None);
         }
-        let progress = Progress::new(
-            settings.max_iterations,
-            settings.progress_bar && settings.print_level > 0,
-        );
+        let progress = Progress::new(settings);
         let interior = InteriorPoint::new(settings, problem, start)
             .with_smoothing(path)
             .solve(observer, &progress, None);
         progress.finish();
         observer.finish(&interior);
-        let (levels, from) = match interior.status {
-            _ if settings.method != Method::Auto => return Ok(interior),
-            Status::Acceptable => (&levels[levels.len() - 1..], Some(interior.x.clone())),
-            Status::MaxIterations
-            | Status::LineSearchFailure
-            | Status::LocallyInfeasible
-            | Status::QpFailure => (&levels[..], None),
-            _ => return Ok(interior),
+        let (levels, from) = match fallback(settings, interior.status) {
+            None => return Ok(interior),
+            Some(Fallback::FromStart) => (&levels[..], None),
+            Some(Fallback::FromPoint) => (&levels[levels.len() - 1..], Some(interior.x.clone())),
         };
         let sqp = self.sqp_levels(nlp, observer, levels, start, from)?;
         Ok(after_fallback(interior, sqp))
@@ -113,10 +106,7 @@ impl Solver {
                 self.clone()
             };
             let problem = Problem::new(nlp, exact)?;
-            let progress = Progress::new(
-                settings.max_iterations,
-                settings.progress_bar && settings.print_level > 0,
-            );
+            let progress = Progress::new(settings);
             let from = total.as_ref().map(|r| r.x.as_slice()).or(from.as_deref());
             let result = solver.run_sqp(problem, observer, &progress, start, from, mu);
             progress.finish();

@@ -170,10 +170,7 @@ impl Solver {
         let method = settings
             .method
             .resolve(settings.hessian, problem.products.len());
-        let progress = Progress::new(
-            settings.max_iterations,
-            settings.progress_bar && settings.print_level > 0,
-        );
+        let progress = Progress::new(settings);
         if method == Method::Sqp {
             let result = self.run_sqp(problem, observer, &progress, start, None, 0.0);
             progress.finish();
@@ -184,22 +181,13 @@ impl Solver {
             InteriorPoint::new(settings, problem, start).solve(observer, &progress, warm);
         progress.finish();
         observer.finish(&interior);
-        // `Auto`: the SQP from the start where the interior-point method failed, from its
-        // point where it ended `Acceptable`.
-        let from = match interior.status {
-            _ if settings.method != Method::Auto => return Ok(interior),
-            Status::Acceptable => Some(interior.x.clone()),
-            Status::MaxIterations
-            | Status::LineSearchFailure
-            | Status::LocallyInfeasible
-            | Status::QpFailure => None,
-            _ => return Ok(interior),
+        let from = match fallback(settings, interior.status) {
+            None => return Ok(interior),
+            Some(Fallback::FromStart) => None,
+            Some(Fallback::FromPoint) => Some(interior.x.clone()),
         };
         let problem = Problem::new(nlp, exact)?;
-        let progress = Progress::new(
-            settings.max_iterations,
-            settings.progress_bar && settings.print_level > 0,
-        );
+        let progress = Progress::new(settings);
         let sqp = self.run_sqp(problem, observer, &progress, start, from.as_deref(), 0.0);
         progress.finish();
         observer.finish(&sqp);
@@ -230,6 +218,28 @@ impl Solver {
             Ok(()) => sqp.run(observer, progress),
             Err(message) => sqp.finish(Status::EvaluationError, message),
         }
+    }
+}
+
+/// Where [`Method::Auto`] starts the SQP after the interior-point method ended.
+pub(super) enum Fallback {
+    /// From the problem's start: the interior-point method failed.
+    FromStart,
+    /// From the interior-point method's point: it ended `Acceptable`.
+    FromPoint,
+}
+
+/// The SQP's fallback after the interior-point method ended with `status`, if `settings`
+/// ask for one (`Method::Auto`) and the status calls for it.
+pub(super) fn fallback(settings: &Settings, status: Status) -> Option<Fallback> {
+    match status {
+        _ if settings.method != Method::Auto => None,
+        Status::Acceptable => Some(Fallback::FromPoint),
+        Status::MaxIterations
+        | Status::LineSearchFailure
+        | Status::LocallyInfeasible
+        | Status::QpFailure => Some(Fallback::FromStart),
+        _ => None,
     }
 }
 
