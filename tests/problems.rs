@@ -365,6 +365,10 @@ fn hopper_converges_with_contact_conditions() {
     assert!(contact.deepest_penetration <= 1e-4, "{contact:?}");
     let s = &prob.solver;
     let mu = s.smoothing_margin * s.complementarity_tolerance.sqrt();
+    let ComplementarityMethod::Smoothing { start, .. } = prob.complementarity else {
+        unreachable!("matched above")
+    };
+    report_history_follows_the_path(&prob, &outcome, start, mu);
     let trajectory = outcome
         .solution
         .contact
@@ -387,6 +391,49 @@ fn hopper_converges_with_contact_conditions() {
                 mu * mu
             );
         }
+    }
+}
+
+/// `report.json`'s history has a row per iterate with the barrier parameter and the smoothing
+/// the solver recorded, the smoothing running from the path's `start` down to its `end`.
+fn report_history_follows_the_path(
+    prob: &TrajectoryProblem,
+    outcome: &Outcome,
+    start: f64,
+    end: f64,
+) {
+    let dir = std::env::temp_dir().join(format!("vito-history-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_solve_report(&dir, prob, outcome).unwrap();
+    let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rows = report["history"].as_array().expect("history rows");
+    let recorded = &outcome.result.history;
+    assert_eq!(rows.len(), outcome.result.iterations + 1);
+    assert_eq!(rows.len(), recorded.len());
+    // JSON's decimal round trip may be off by an ulp.
+    let same = |a: f64, b: f64| (a - b).abs() <= 1e-14 * b.abs();
+    let value = |row: &serde_json::Value, key: &str| row[key].as_f64().unwrap();
+    for (row, h) in rows.iter().zip(recorded) {
+        assert_eq!(row["iteration"], h.iteration);
+        assert!(same(value(row, "barrier"), h.barrier), "{row}");
+        assert!(same(value(row, "smoothing"), h.smoothing), "{row}");
+        assert_eq!(row["factorizations"], h.factorizations, "{row}");
+    }
+    let smoothing = |row: &serde_json::Value| value(row, "smoothing");
+    assert!(same(smoothing(&rows[0]), start), "{}", rows[0]);
+    assert!(
+        same(smoothing(&rows[rows.len() - 1]), end),
+        "{}",
+        rows[rows.len() - 1]
+    );
+    assert!(
+        rows.windows(2)
+            .all(|w| smoothing(&w[1]) <= smoothing(&w[0]))
+    );
+    if matches!(outcome.result.method, Method::InteriorPoint) {
+        assert!(rows.iter().all(|row| row["barrier"].as_f64() > Some(0.0)));
     }
 }
 

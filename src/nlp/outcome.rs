@@ -169,8 +169,8 @@ pub struct IterationRecord {
     pub penalty: f64,
     /// Barrier parameter `μ` at this iterate (interior point; 0 for the SQP).
     pub barrier: f64,
-    /// The problem's smoothing `μ_s` at this iterate, when the interior-point method drives it
-    /// (`Solver::solve_smoothed`; 0 otherwise).
+    /// The problem's smoothing `μ_s` at this iterate, along a smoothing path (either method:
+    /// `Solver::solve_smoothed`; 0 otherwise).
     pub smoothing: f64,
     /// QP iterations spent on the step.
     pub qp_iterations: usize,

@@ -13,15 +13,22 @@ use std::path::{Path, PathBuf};
 /// Samples per stage of `trajectory.csv`.
 pub const SAMPLES_PER_STAGE: usize = 10;
 
+/// One iterate of the solve, as `solver.log` shows it.
 #[derive(Serialize)]
 struct HistoryRow {
     iteration: usize,
     objective: f64,
     primal_infeasibility: f64,
     dual_infeasibility: f64,
+    complementarity: f64,
+    /// The interior-point method's barrier parameter `μ` (0 for the SQP).
+    barrier: f64,
+    /// The problem's smoothing `μ_s` of this iterate (0 without a smoothing path).
+    smoothing: f64,
     step_length: f64,
     regularization: f64,
     qp_iterations: usize,
+    factorizations: usize,
 }
 
 /// The contact part of a report: the contact points and the residuals of the contact
@@ -204,9 +211,13 @@ impl Report {
                     objective: h.objective,
                     primal_infeasibility: h.primal_infeasibility,
                     dual_infeasibility: h.dual_infeasibility,
+                    complementarity: h.complementarity,
+                    barrier: h.barrier,
+                    smoothing: h.smoothing,
                     step_length: h.step_length,
                     regularization: h.regularization,
                     qp_iterations: h.qp_iterations,
+                    factorizations: h.factorizations,
                 })
                 .collect(),
         }
