@@ -78,19 +78,26 @@ fn converges(qp: Option<QpBackend>, problems: &[&str]) -> Vec<usize> {
     iterations
 }
 
+/// Writes the solve's files into a fresh temporary directory named after `tag` (the caller
+/// removes it) and returns it.
+fn written(prob: &TrajectoryProblem, outcome: &Outcome, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "vito-{}-{}",
+        tag.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_solve_report(&dir, prob, outcome).unwrap();
+    dir
+}
+
 /// Writes the solve's files into a fresh directory and reads `knots.csv` back: every position,
 /// velocity and torque it holds (the transcription's own points; for the variational
 /// integrator the knot velocities of the discrete Legendre transform and the interpolant's
 /// velocity between them) within its bound to the solver's constraint tolerance. Returns the
 /// violations.
 fn written_bound_violations(prob: &TrajectoryProblem, outcome: &Outcome, tag: &str) -> Vec<String> {
-    let dir: PathBuf = std::env::temp_dir().join(format!(
-        "vito-bounds-{}-{}",
-        std::process::id(),
-        tag.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    write_solve_report(&dir, prob, outcome).unwrap();
+    let dir = written(prob, outcome, &format!("bounds-{tag}"));
     let mut reader = csv::Reader::from_path(dir.join("knots.csv")).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     let model = &prob.model;
@@ -228,9 +235,7 @@ fn box_touchdown_converges_with_contact_conditions() {
 /// the planar base `(x, z, θ)` (a turn about y) and the corner at `(x_c, z_c)` in the box's
 /// frame (`robots/box.urdf`: `(±0.1, −0.05)`).
 fn trajectory_gaps_are_the_corners_heights(prob: &TrajectoryProblem, outcome: &Outcome) {
-    let dir: PathBuf = std::env::temp_dir().join(format!("vito-box-gaps-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    write_solve_report(&dir, prob, outcome).unwrap();
+    let dir = written(prob, outcome, "box-gaps");
     let mut reader = csv::Reader::from_path(dir.join("trajectory.csv")).unwrap();
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
@@ -402,9 +407,7 @@ fn report_history_follows_the_path(
     start: f64,
     end: f64,
 ) {
-    let dir = std::env::temp_dir().join(format!("vito-history-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    write_solve_report(&dir, prob, outcome).unwrap();
+    let dir = written(prob, outcome, "history");
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
     std::fs::remove_dir_all(&dir).ok();
     let report: serde_json::Value = serde_json::from_str(&text).unwrap();
