@@ -16,7 +16,7 @@ fn drop(start: f64, kappa: f64) -> TrajectoryProblem {
     std::fs::write(
         &file,
         format!(
-            "name: drop\nrobot: {robots}/hopper.urdf\nbase: planar\nduration: 0.3\nstages: 6\n\
+            "name: drop\nrobot: {robots}/hopper.urdf\nbase: planar\nduration: 0.3\nstages: 10\n\
              initial: {{q: {{base_x: 0, base_z: 0.57, base_pitch: 0, hip: -0.5, knee: 1.0}}, \
              v: [0, 0, 0, 0, 0]}}\n\
              final: {{q: {{base_x: 0, base_pitch: 0, hip: -0.5, knee: 1.0}}, v: [0, 0, 0, 0, 0]}}\n\

@@ -142,7 +142,13 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let humanoid_stance = problem("hs.yaml", HUMANOID_STANCE);
     let smoothed = problem(
         "bs.yaml",
-        &format!("{BIPED_CONTACT}complementarity: {{method: smoothing, start: 0.05}}\n"),
+        &format!(
+            "{}complementarity: {{method: smoothing, start: 0.05}}\n",
+            BIPED_CONTACT.replace(
+                "initial: {q: {base_z: 0.9}}",
+                "initial: {q: {base_z: 0.9}, at_rest: [l_heel, r_toe]}\nfinal: {at_rest: [l_toe]}"
+            )
+        ),
     );
     let clearance = problem(
         "bo.yaml",
@@ -151,7 +157,12 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
     let relaxed = problem(
         "br.yaml",
         &format!(
-            "{QUADRUPED_CONTACT}{QUADRUPED_CLEARANCE}complementarity: {{method: relaxation}}\n"
+            "{}{QUADRUPED_CLEARANCE}complementarity: {{method: relaxation}}\n",
+            QUADRUPED_CONTACT.replace(
+                "initial: {q: {base_z: 0.19}}",
+                "initial: {q: {base_z: 0.19}, v: {base_x: 0.1}, at_rest: [hl_foot]}\n\
+                 final: {v: {base_z: 0}, at_rest: [fl_foot, hr_foot]}"
+            )
         ),
     );
     vec![
@@ -167,9 +178,13 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
             quadruped_contact,
             2,
         ),
-        ("biped smoothed contact simpson".into(), smoothed, 2),
+        ("biped smoothed contact at rest simpson".into(), smoothed, 2),
         ("biped obstacle clearance simpson".into(), clearance, 2),
-        ("quadruped relaxed contact simpson".into(), relaxed, 2),
+        (
+            "quadruped relaxed contact at rest simpson".into(),
+            relaxed,
+            2,
+        ),
     ]
 }
 

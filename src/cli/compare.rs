@@ -168,6 +168,24 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
         row("open-loop error at T, q", &|e| {
             format!("{:.2e}", e.report.accuracy.final_q_error)
         }),
+        row("actuators' work, positive / negative (J)", &|e| {
+            let a = &e.report.energy;
+            format!(
+                "{:.4} / {:.4}",
+                a.actuator_positive_work, a.actuator_negative_work
+            )
+        }),
+        row("springs' and dampers' work (J)", &|e| {
+            let a = &e.report.energy;
+            format!("{:.4} / {:.4}", a.spring_work, a.damper_work)
+        }),
+        row("change of kinetic / potential energy (J)", &|e| {
+            let a = &e.report.energy;
+            format!("{:.4} / {:.4}", a.kinetic_change, a.potential_change)
+        }),
+        row("energy balance residual (J)", &|e| {
+            format!("{:.2e}", e.report.energy.residual)
+        }),
     ];
     for l in lines {
         let _ = writeln!(s, "{l}");
@@ -194,6 +212,16 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry]) -> Stri
                 "largest friction-cone violation (N)",
                 &contact(|c| c.largest_friction_cone_violation),
             ),
+            row("ground's normal / friction work (J)", &|e: &Entry| {
+                let a = &e.report.energy;
+                format!(
+                    "{:.4} / {:.4}",
+                    a.ground_normal_work, a.ground_friction_work
+                )
+            }),
+            row("ground's positive work (J)", &|e: &Entry| {
+                format!("{:.4}", e.report.energy.ground_positive_work)
+            }),
         ] {
             let _ = writeln!(s, "{l}");
         }

@@ -121,6 +121,23 @@ pub fn solve_and_write(
         a.local_v_error,
         a.open_loop_q_error
     );
+    let e = &outcome.energy;
+    eprintln!(
+        "energy (J): actuators +{:.4} / {:.4}, springs {:.4}, dampers {:.4}, ground normal {:.4} \
+         and friction {:.4} (positive {:.4}, {:.3} of the actuators'), ΔK {:.4}, ΔV {:.4}, \
+         residual {:.2e}",
+        e.actuator_positive_work,
+        e.actuator_negative_work,
+        e.spring_work,
+        e.damper_work,
+        e.ground_normal_work,
+        e.ground_friction_work,
+        e.ground_positive_work,
+        e.ground_positive_work / e.actuator_positive_work.max(f64::MIN_POSITIVE),
+        e.kinetic_change,
+        e.potential_change,
+        e.residual
+    );
     eprintln!("wrote {} in {writing:.3} s", names.join(", "));
     Ok((outcome, report))
 }

@@ -10,10 +10,18 @@
 //! and the pairs they form with the variables:
 //!
 //! ```text
-//! gap      φ(p_l(q)) − radius_l       ⟂ c      no force at a distance, no penetration
+//! gap      φ(p_l(q⁺)) − radius_l      ⟂ c      the point meets the ground by the next sample
 //! cone     μ c − Σ_j b_j              ⟂ ψ      inside the friction pyramid; sliding on its edge
 //! slip_j   ψ + d̂_jᵀ J_l(q) v + κ b_j  ⟂ b_j    friction opposes sliding (maximum dissipation)
 //! ```
+//!
+//! The force acts at `q` and its normal part answers for the gap at `q⁺`, the configuration of
+//! the next sample of the trajectory (the next control point of the integrator): a force moves
+//! the motion after it, so the force that stops an arriving point acts before the sample where
+//! the point meets the ground, and a loaded point stays on the ground until the next sample
+//! (inelastic contact, no touch-and-go kick; ARCHITECTURE.md, "Contact"). [`ContactSample`]
+//! evaluates the rows at `q` with the gap at `q` itself; the callers pair each force with the
+//! next sample's gap ([`ContactSample::evaluate_gaps`]).
 //!
 //! When the point slides, `ψ` is its tangential speed, the friction force lies on the cone's
 //! boundary and opposes the motion; when it sticks, `ψ = 0`, the tangential velocity vanishes
@@ -60,7 +68,14 @@ pub struct ContactModel {
     /// Creep `κ` of a sticking point (m/s per unit of friction force `b_j`; 0: exact
     /// sticking).
     pub creep: f64,
+    /// The farthest from the terrain a contact force may act on its point in an optimization
+    /// (m): the resolution of a touchdown (`transcription/terms/contact.rs`). A simulation does
+    /// not choose when a body lands and has no reach.
+    pub reach: f64,
 }
+
+/// The default [`ContactModel::reach`] (m).
+pub const DEFAULT_REACH: f64 = 2e-3;
 
 /// Index of `c` in a point's variables.
 pub const NORMAL: usize = 0;
@@ -93,6 +108,7 @@ impl ContactModel {
             directions,
             force_scale,
             creep: 0.0,
+            reach: DEFAULT_REACH,
         }
     }
 
@@ -166,7 +182,12 @@ pub struct ContactSample {
     pub frames: Vec<ContactFrame>,
     /// Point Jacobians (3×n).
     pub jacobians: Vec<DMatrix<f64>>,
+    /// Each point's gap at another configuration (see [`ContactSample::evaluate_gaps`]).
+    pub pair_gaps: Vec<f64>,
+    /// `∂gap_l/∂q` at that configuration (one row per point).
+    pub pair_gaps_dq: DMatrix<f64>,
     dvel: DMatrix<f64>,
+    pair_jacobian: DMatrix<f64>,
 }
 
 impl ContactSample {
@@ -186,7 +207,34 @@ impl ContactSample {
             positions: vec![Vec3::zeros(); m],
             frames: vec![frame; m],
             jacobians: vec![DMatrix::zeros(3, n); m],
+            pair_gaps: vec![0.0; m],
+            pair_gaps_dq: DMatrix::zeros(m, n),
             dvel: DMatrix::zeros(3, n),
+            pair_jacobian: DMatrix::zeros(3, n),
+        }
+    }
+
+    /// Evaluates every point's gap, and with `derivatives` its gradient `∇φᵀ J_l`, at the
+    /// configuration whose forward kinematics `ws` holds, into [`Self::pair_gaps`] and
+    /// [`Self::pair_gaps_dq`]: the gaps a sample's normal forces answer for when they are paired
+    /// with another configuration's (the next point's, `terms/contact.rs`).
+    pub fn evaluate_gaps(
+        &mut self,
+        model: &Model,
+        contact: &ContactModel,
+        ws: &Workspace,
+        derivatives: bool,
+    ) {
+        for (l, site) in contact.sites.iter().enumerate() {
+            let (_, dist) = contact.locate(ws, l);
+            self.pair_gaps[l] = dist.value - site.radius;
+            if !derivatives {
+                continue;
+            }
+            point_jacobian(model, ws, site.body, &site.offset, &mut self.pair_jacobian);
+            for c in 0..model.dof() {
+                self.pair_gaps_dq[(l, c)] = dist.gradient.dot(&column(&self.pair_jacobian, c));
+            }
         }
     }
 

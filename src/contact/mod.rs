@@ -10,7 +10,9 @@ mod friction;
 mod terrain;
 mod wrench_cone;
 
-pub use conditions::{CONE, ContactModel, ContactSample, ContactSite, GAP, NORMAL, SLIDING};
+pub use conditions::{
+    CONE, ContactModel, ContactSample, ContactSite, DEFAULT_REACH, GAP, NORMAL, SLIDING,
+};
 pub use distance::Distance;
 pub use friction::ContactFrame;
 pub use terrain::{DEFAULT_EDGE_RADIUS, Gap, Terrain, TerrainBox};

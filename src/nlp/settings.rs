@@ -109,6 +109,12 @@ pub struct Settings {
     pub constraint_tolerance: f64,
     /// Tolerance on the largest `|min(a, b)|` over the complementarity pairs.
     pub complementarity_tolerance: f64,
+    /// A contact problem's solution is `Converged` only if the ground's positive work (a
+    /// passive ground can only take energy away, `transcription::EnergyAccount`) is at most
+    /// this fraction of the actuators' positive work plus `ground_work_allowance`.
+    pub ground_work_fraction: f64,
+    /// See `ground_work_fraction` (J).
+    pub ground_work_allowance: f64,
     /// Looser tolerance on the dual infeasibility and complementarity for `Acceptable`.
     pub acceptable_tolerance: f64,
     /// Looser tolerance on the constraint violation (and pair violation) for `Acceptable`.
@@ -341,6 +347,8 @@ impl Default for Settings {
             tolerance: 1e-6,
             constraint_tolerance: 1e-6,
             complementarity_tolerance: 1e-6,
+            ground_work_fraction: 0.05,
+            ground_work_allowance: 0.01,
             acceptable_tolerance: 1e-4,
             acceptable_constraint_tolerance: 1e-4,
             acceptable_iterations: 15,
@@ -369,6 +377,8 @@ impl Settings {
         positive("tolerance", self.tolerance)?;
         positive("constraint_tolerance", self.constraint_tolerance)?;
         positive("complementarity_tolerance", self.complementarity_tolerance)?;
+        positive("ground_work_fraction", self.ground_work_fraction)?;
+        positive("ground_work_allowance", self.ground_work_allowance)?;
         positive("acceptable_tolerance", self.acceptable_tolerance)?;
         positive(
             "acceptable_constraint_tolerance",

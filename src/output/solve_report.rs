@@ -158,6 +158,8 @@ pub struct Report {
     pub targets: Vec<TargetRecord>,
     /// How closely the solution's torques and forces, re-simulated, reproduce its motion.
     pub accuracy: Accuracy,
+    /// The work of every force over the horizon against the change of energy.
+    pub energy: crate::transcription::EnergyAccount,
     history: Vec<HistoryRow>,
 }
 
@@ -202,6 +204,7 @@ impl Report {
             stance: outcome.solution.stance.as_ref().map(StanceReport::new),
             targets: targets(prob, &outcome.solution.times),
             accuracy: dynamic_accuracy(&prob.model, &outcome.solution, RESIMULATION_STEP),
+            energy: outcome.energy,
             terrain: prob.contact.as_ref().map(|c| c.terrain.clone()),
             history: r
                 .history

@@ -297,6 +297,9 @@ pub struct TrajectoryProblem {
     pub final_q: Ranges,
     /// Final velocity bounds.
     pub final_v: Ranges,
+    /// Contact points (indices into `contact.sites`) on the ground and at rest at `t = 0`
+    /// (`initial.at_rest`) and at `t = T` (`final.at_rest`).
+    pub at_rest: [Vec<usize>; 2],
     /// Joint position bounds along the path.
     pub q_bounds: Ranges,
     /// Joint velocity bounds along the path.
@@ -413,6 +416,7 @@ struct ComplementarityFile {
 struct StateFile {
     q: Option<Value>,
     v: Option<Value>,
+    at_rest: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1047,6 +1051,13 @@ pub fn load_problem(
         });
     }
     let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
+    let at_rest = [
+        ("initial.at_rest", &f.initial.at_rest),
+        ("final.at_rest", &f.final_state.at_rest),
+    ]
+    .map(|(field, names)| resting_points(&ctx, field, names.as_deref(), contact.as_ref()));
+    let [initial_rest, final_rest] = at_rest;
+    let at_rest = [initial_rest?, final_rest?];
     let mut constraints: Vec<PathConstraint> = model
         .couplings()
         .iter()
@@ -1324,6 +1335,7 @@ pub fn load_problem(
         initial_v,
         final_q,
         final_v,
+        at_rest,
         q_bounds,
         v_bounds,
         u_bounds,
@@ -1344,6 +1356,42 @@ pub fn load_problem(
         model,
         robot_file: robot_path,
     })
+}
+
+/// The contact points a boundary's `at_rest` names, as indices into the contact model's sites.
+fn resting_points(
+    ctx: &Ctx,
+    field: &str,
+    names: Option<&[String]>,
+    contact: Option<&ContactModel>,
+) -> Result<Vec<usize>, ProblemError> {
+    let Some(names) = names else {
+        return Ok(Vec::new());
+    };
+    let Some(contact) = contact else {
+        return Err(ctx.invalid(
+            field,
+            String::from("names contact points but the file has no terrain"),
+        ));
+    };
+    let mut out = Vec::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        let Some(l) = contact.sites.iter().position(|s| &s.name == name) else {
+            let known: Vec<&str> = contact.sites.iter().map(|s| s.name.as_str()).collect();
+            return Err(ctx.invalid(
+                &format!("{field}[{k}]"),
+                format!(
+                    "'{name}' is not one of the problem's contact points ({})",
+                    known.join(", ")
+                ),
+            ));
+        };
+        if out.contains(&l) {
+            return Err(ctx.invalid(&format!("{field}[{k}]"), format!("'{name}' is named twice")));
+        }
+        out.push(l);
+    }
+    Ok(out)
 }
 
 fn finite3(ctx: &Ctx, field: &str, v: [f64; 3]) -> Result<Vec3, ProblemError> {

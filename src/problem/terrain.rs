@@ -6,13 +6,16 @@
 //!   ground: 0.0                   # height of the flat ground (default 0)
 //!   edge_radius: 0.01             # rounding of box and gap edges, m (default 0.01)
 //!   creep: 0.0                    # sticking creep, m/s per weight share of friction (default 0)
+//!   reach: 0.002                  # farthest from the ground an optimized contact force acts, m
 //!   boxes: [{x: [0.3, 0.5], y: [-1, 1], top: 0.16}]   # y optional: across the whole width
 //!   gaps:  [{x: [0.15, 0.23], depth: 0.1}]             # y optional likewise
 //! contacts: [l_heel, l_toe]       # which contact points touch it (default: all of them)
 //! ```
 
 use super::ProblemError;
-use crate::contact::{ContactModel, ContactSite, DEFAULT_EDGE_RADIUS, Gap, Terrain, TerrainBox};
+use crate::contact::{
+    ContactModel, ContactSite, DEFAULT_EDGE_RADIUS, DEFAULT_REACH, Gap, Terrain, TerrainBox,
+};
 use crate::model::Model;
 use serde::Deserialize;
 
@@ -25,6 +28,7 @@ pub(crate) struct TerrainFile {
     edge_radius: Option<f64>,
     #[serde(default)]
     creep: f64,
+    reach: Option<f64>,
     #[serde(default)]
     boxes: Vec<BoxFile>,
     #[serde(default)]
@@ -104,6 +108,13 @@ pub(crate) fn contact_model(
         return Err(invalid(
             "terrain.creep",
             format!("must be ≥ 0, got {creep}"),
+        ));
+    }
+    let reach = finite("terrain.reach", t.reach.unwrap_or(DEFAULT_REACH))?;
+    if reach < 0.0 {
+        return Err(invalid(
+            "terrain.reach",
+            format!("must be ≥ 0, got {reach}"),
         ));
     }
     let extent = |field: String, e: [f64; 2]| -> Result<[f64; 2], ProblemError> {
@@ -229,5 +240,6 @@ pub(crate) fn contact_model(
     };
     let mut contact = ContactModel::new(model, terrain, sites);
     contact.creep = creep;
+    contact.reach = reach;
     Ok(Some(contact))
 }

@@ -119,12 +119,14 @@ impl<'a> CollocationNlp<'a> {
             u: (0..count).map(|p| layout.start(p, Var::U)).collect(),
             final_v: Some(layout.start(count - 1, Var::V)),
         };
+        // At the first and last points the boundary velocity is the point's own, unweighted.
         let velocity = (0..count)
             .map(|p| {
-                PointVelocity::single(
-                    VelocityMap::Variables(layout.start(p, Var::V)),
-                    points.weights[p],
-                )
+                let v = VelocityMap::Variables(layout.start(p, Var::V));
+                PointVelocity {
+                    before: (p == 0 || p + 1 == count).then(|| (v.clone(), 0.0)),
+                    ..PointVelocity::single(v, points.weights[p])
+                }
             })
             .collect();
         let terms = Terms::new(
@@ -248,6 +250,7 @@ impl<'a> CollocationNlp<'a> {
                 .map(|&i| model.joint(i).name.clone())
                 .collect(),
             times: self.points.times.clone(),
+            weights: self.points.weights.clone(),
             q: (0..l.points()).map(|p| pick(p, Var::Q)).collect(),
             v: (0..l.points()).map(|p| pick(p, Var::V)).collect(),
             u: (0..l.points()).map(|p| pick(p, Var::U)).collect(),

@@ -5,9 +5,10 @@
 use crate::contact::{CONE, GAP, NORMAL, Terrain};
 use crate::spatial::Vec3;
 
-/// The contact state at every point of a trajectory: forces, positions, the contact rows
+/// The contact state at every point of a trajectory: forces, positions, gaps, the contact rows
 /// `(gap, cone, slip_1..D)` and variables `(c, ψ, b_1..D)` of each contact point (see
-/// `contact/conditions.rs`).
+/// `contact/conditions.rs`; the gap row is the gap a point's force answers for, the next
+/// point's, `transcription/terms/contact.rs`).
 #[derive(Clone, Debug)]
 pub struct ContactTrajectory {
     /// Contact point names.
@@ -24,6 +25,8 @@ pub struct ContactTrajectory {
     pub forces: Vec<Vec<Vec3>>,
     /// `[point][contact]` world position of the contact sphere's centre.
     pub positions: Vec<Vec<Vec3>>,
+    /// `[point][contact]` the contact sphere's own gap (m).
+    pub gaps: Vec<Vec<f64>>,
     /// `[point][contact·(2+D) + row]`.
     pub rows: Vec<Vec<f64>>,
     /// `[point][contact·(2+D) + variable]`.
@@ -54,7 +57,7 @@ impl ContactTrajectory {
 
     /// The gap of contact `l` at point `p` (m).
     pub fn gap(&self, p: usize, l: usize) -> f64 {
-        self.rows[p][l * self.per_site() + GAP]
+        self.gaps[p][l]
     }
 
     /// The normal force of contact `l` at point `p` (N).
@@ -77,7 +80,7 @@ impl ContactTrajectory {
             .chain((0..self.directions).map(|j| (2 + j, 2 + j)))
             .collect();
         let mut out = ContactResiduals::default();
-        for (rows, vars) in self.rows.iter().zip(&self.variables) {
+        for ((rows, vars), gaps) in self.rows.iter().zip(&self.variables).zip(&self.gaps) {
             for l in 0..self.names.len() {
                 for &(r, v) in &pairs {
                     let (a, b) = (rows[l * k + r], vars[l * k + v]);
@@ -85,11 +88,11 @@ impl ContactTrajectory {
                         out.largest_complementarity_product.max(a * b);
                     out.complementarity_violation = out.complementarity_violation.max(a.min(b));
                 }
-                out.deepest_penetration = out.deepest_penetration.max(-rows[l * k + GAP]);
+                out.deepest_penetration = out.deepest_penetration.max(-gaps[l]);
                 let cone = self.force_scale * rows[l * k + CONE];
                 out.largest_friction_cone_violation =
                     out.largest_friction_cone_violation.max(-cone);
-                if rows[l * k + GAP] > distance {
+                if gaps[l] > distance {
                     out.largest_force_at_a_distance = out
                         .largest_force_at_a_distance
                         .max(self.force_scale * vars[l * k + NORMAL]);

@@ -47,6 +47,8 @@ pub struct Solution {
     pub actuated_names: Vec<String>,
     /// Point times.
     pub times: Vec<f64>,
+    /// The transcription's quadrature weights at the points (`∫ g dt ≈ Σ_p weights_p g(t_p)`).
+    pub weights: Vec<f64>,
     /// `q` at the points.
     pub q: Vec<Vec<f64>>,
     /// `q̇` at the points, from the interpolant.

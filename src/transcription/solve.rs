@@ -1,6 +1,8 @@
 //! Solving a problem: transcribe, run the SQP, and read the trajectory back.
 
-use super::{CollocationNlp, ContactResiduals, Solution, VariationalNlp};
+use super::{
+    CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp, energy_account,
+};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem, TranscriptionKind};
 use crate::sqp::{LogObserver, Nlp, SmoothingPath, Solver, SqpError, SqpResult};
 use crate::sqp::{Settings, Status};
@@ -28,6 +30,8 @@ pub struct Outcome {
     pub size: NlpSize,
     /// How well the solution meets the contact conditions, when the problem has contact.
     pub contact: Option<ContactResiduals>,
+    /// The work of every force against the change of energy.
+    pub energy: EnergyAccount,
 }
 
 /// Why a problem could not be solved at all (as opposed to a solve that did not converge,
@@ -68,6 +72,7 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
             run(&solver, &mut observer, &mut nlp, prob)
         }
     }?;
+    outcome.energy = energy_account(&prob.model, &outcome.solution);
     check_contact(prob, &mut outcome);
     Ok(outcome)
 }
@@ -75,9 +80,11 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
 /// Measures the contact conditions of the solution and keeps `Converged` only when they hold:
 /// every complementarity product within `complementarity_tolerance`, penetration and
 /// friction-cone violation within `constraint_tolerance` (the cone's in units of the force
-/// scale). A converged solve that misses them is `Acceptable` when the acceptable tolerances
-/// hold and `LocallyInfeasible` otherwise: a local solution of the penalized problem that is
-/// not complementary.
+/// scale), and the ground's positive work within `ground_work_fraction` of the actuators'
+/// positive work plus `ground_work_allowance`. A converged solve that misses them is
+/// `Acceptable` when the acceptable tolerances hold (for the ground's work: ten times its
+/// tolerance) and `LocallyInfeasible` otherwise: a local solution of the penalized problem that
+/// is not complementary, or not physical.
 fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
     let Some(contact) = &outcome.solution.contact else {
         return;
@@ -85,29 +92,48 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
     let s = &prob.solver;
     let res = contact.residuals(s.constraint_tolerance);
     outcome.contact = Some(res);
-    let within = |product: f64, violation: f64| {
+    let energy = &outcome.energy;
+    let ground_work = |looseness: f64| {
+        energy.ground_positive_work
+            <= looseness
+                * (s.ground_work_fraction * energy.actuator_positive_work + s.ground_work_allowance)
+    };
+    let within = |product: f64, violation: f64, looseness: f64| {
         res.largest_complementarity_product <= product
             && res.deepest_penetration <= violation
             && res.largest_friction_cone_violation <= violation * contact.force_scale
+            && ground_work(looseness)
     };
     let r = &mut outcome.result;
-    if r.status != Status::Converged || within(s.complementarity_tolerance, s.constraint_tolerance)
+    if r.status != Status::Converged
+        || within(s.complementarity_tolerance, s.constraint_tolerance, 1.0)
     {
         return;
     }
-    r.status = if within(s.acceptable_tolerance, s.acceptable_constraint_tolerance) {
+    let loose = within(
+        s.acceptable_tolerance,
+        s.acceptable_constraint_tolerance,
+        ACCEPTABLE_GROUND_WORK,
+    );
+    r.status = if loose {
         Status::Acceptable
     } else {
         Status::LocallyInfeasible
     };
     r.message = format!(
         "the KKT conditions hold but the contact conditions do not: largest complementarity \
-         product {:.1e}, penetration {:.1e} m, friction-cone violation {:.1e} N",
+         product {:.1e}, penetration {:.1e} m, friction-cone violation {:.1e} N, positive work \
+         of the ground {:.3} J ({:.3} of the actuators' positive work)",
         res.largest_complementarity_product,
         res.deepest_penetration,
-        res.largest_friction_cone_violation
+        res.largest_friction_cone_violation,
+        energy.ground_positive_work,
+        energy.ground_positive_work / energy.actuator_positive_work.max(f64::MIN_POSITIVE),
     );
 }
+
+/// How many times its tolerance the ground's positive work may reach in an `Acceptable` solve.
+const ACCEPTABLE_GROUND_WORK: f64 = 10.0;
 
 /// A transcription as the solve loop sees it.
 trait Transcription: Nlp {
@@ -168,6 +194,7 @@ fn run<N: Transcription>(
         solution,
         size,
         contact: None,
+        energy: EnergyAccount::default(),
     })
 }
 

@@ -180,11 +180,13 @@ impl<'a> VariationalNlp<'a> {
             .collect();
         let with_bounds = !bounded.is_empty();
         // A knot has a velocity (and its Legendre-transform rows) when it is not entirely free,
-        // or when the problem bounds velocities; variables unless it is entirely fixed.
+        // or when the problem bounds velocities or rests contact points there (their rows are on
+        // the velocity); variables unless it is entirely fixed.
+        let resting = [!prob.at_rest[0].is_empty(), !prob.at_rest[1].is_empty()];
         let has_velocity: Vec<bool> = (0..=big_n)
             .map(|k| match k {
-                0 => with_bounds || !prob.initial_v.all_free(),
-                k if k == big_n => with_bounds || !prob.final_v.all_free(),
+                0 => with_bounds || resting[0] || !prob.initial_v.all_free(),
+                k if k == big_n => with_bounds || resting[1] || !prob.final_v.all_free(),
                 _ => with_bounds,
             })
             .collect();
@@ -225,7 +227,9 @@ impl<'a> VariationalNlp<'a> {
         row += velocity_rows.len();
         // Each point's velocity: the slope of its stage's interpolant (the following stage's
         // at a knot, the last stage's at the end), and at an interior knot also the slope the
-        // stage before it ends on, each with its stage's Lobatto weight.
+        // stage before it ends on, each with its stage's Lobatto weight; at the first and last
+        // points the boundary velocity `v⁰`, `v^N` in its place, unweighted, where it is a
+        // variable.
         let slope = |k: usize, al: usize| {
             VelocityMap::Combination(
                 (0..=s)
@@ -240,10 +244,18 @@ impl<'a> VariationalNlp<'a> {
                 } else {
                     (g / s, g % s)
                 };
+                let boundary = match g {
+                    0 => knot_v[0],
+                    g if g == num_points - 1 => knot_v[big_n],
+                    _ => None,
+                };
                 PointVelocity {
                     v: slope(k, al),
                     weight: gal.w(al) * dt,
-                    before: (al == 0 && k > 0).then(|| (slope(k - 1, s), gal.w(s) * dt)),
+                    before: match boundary {
+                        Some(start) => Some((VelocityMap::Variables(start), 0.0)),
+                        None => (al == 0 && k > 0).then(|| (slope(k - 1, s), gal.w(s) * dt)),
+                    },
                 }
             })
             .collect();
@@ -401,6 +413,7 @@ impl<'a> VariationalNlp<'a> {
                 .map(|&i| model.joint(i).name.clone())
                 .collect(),
             times: pts.times.clone(),
+            weights: pts.weights.clone(),
             q,
             v: Vec::new(),
             u,

@@ -3,18 +3,19 @@
 //! nonlinear complementarity problem, by a semismooth Newton method on the Fischer–Burmeister
 //! reformulation.
 //!
-//! The forces are those of the optimizer's transcription (option B of the research notes): a
-//! force at every control point, entering the DEL row of its point with the quadrature weight.
-//! Stage `k` solves for its control points `q^{k,1..=s}`, the forces at its interior nodes
-//! `α = 1..s−1` and the force at its start knot `q^{k,0}` (weighted by the knot's share of both
-//! stages, `(w^s + w^0) Δt`, the part of the previous stage added to `p^k` here); the force at
-//! its end knot belongs to the next stage. Interior nodes pair their gap with their normal
-//! force. The start knot's normal force is paired with the gap at the stage's *end*
-//! (Stewart–Trinkle's pairing): that stops the end knot at the surface when a body arrives (an
-//! inelastic impact) and holds it there at rest, where the knot's gap is zero as well. Where a
-//! step has no solution under that pairing, each node's force answers for the next node's gap
-//! instead ([`Pairing`]). Friction uses each node's interpolant velocity (the following
-//! stage's at a knot), as in the transcription.
+//! The conditions are the optimizer's transcription's (`transcription/terms/contact.rs`): a
+//! force at every control point, entering the DEL row of its point with the quadrature weight,
+//! its normal part answering for the gap of the *next* node, its friction for the node's own
+//! interpolant velocity (the following stage's at a knot). Stage `k` solves for its control
+//! points `q^{k,1..=s}` and the forces at its nodes `α = 0..s−1`: the start knot's (weighted by
+//! the knot's share of both stages, `(w^s + w^0) Δt`, the part of the previous stage added to
+//! `p^k` here) and the interior nodes'; the force at its end knot belongs to the next stage.
+//! Each force moves the motion after it, so each node's force answers for a gap it moves: the
+//! step's complementarity matrix is dominated by its diagonal (measured on a box landing on a
+//! corner: `∂(interior gap, end gap)/∂(c₀, c₁) = (0.95, 0.25; 2.0, 2.0)·10⁻⁴`, determinant
+//! positive), an arriving body is stopped by the node before the one where it meets the ground,
+//! and a loaded point cannot leave the ground before the next node (ARCHITECTURE.md,
+//! "Contact").
 
 use super::simulate::{
     Charts, EnergyMeter, Simulation, SimulationOptions, StepFailure, Trajectory,
@@ -22,7 +23,7 @@ use super::simulate::{
 use super::{Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, linearize};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL, SLIDING};
 use crate::dynamics::{Workspace, forward_kinematics};
-use crate::model::{Drive, Model};
+use crate::model::Model;
 use crate::spatial::Vec3;
 use nalgebra::{DMatrix, DVector};
 
@@ -98,40 +99,6 @@ const SPLITS: u32 = 4;
 /// shrinks.
 const SMOOTHING_PATH: f64 = 10.0;
 
-/// Which gap each node's normal force answers for in a step.
-///
-/// A step is solved with [`Pairing::StageEnd`], split in halves while it fails; only a step
-/// that fails at the shortest split is solved with [`Pairing::NextNode`]. A simulation the
-/// first pairing solves is therefore unchanged by the second.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pairing {
-    /// Interior nodes pair their own gap; the start knot's force answers for the stage's end
-    /// gap (Stewart–Trinkle's pairing). An arriving body stops within the step with no
-    /// velocity into or out of the ground (an inelastic impact). The interior nodes' forces,
-    /// though, hardly move their own node (a force at `t` moves the motion after `t`): where a
-    /// pivoting body needs the start knot's and an interior node's force at once, the step's
-    /// linear complementarity matrix can have a negative determinant (measured on a box that
-    /// lands on a corner: `∂gap/∂c` rows end `(2.0, 2.0)`, interior `(0.95, 0.25)`, in 10⁻⁴ m),
-    /// and the step then has no solution.
-    StageEnd,
-    /// Each node's force answers for the gap of the node after it (the causal pairing): the
-    /// matrix is then dominated by its diagonal (`(0.95, 0.25; 2.0, 2.0)` above, determinant
-    /// positive), and every node's gap is kept non-negative. A body arriving in the second
-    /// half of a step is stopped at the end knot but may leave it with the velocity of the
-    /// interpolant's dip, so this pairing is the fallback.
-    NextNode,
-}
-
-impl Pairing {
-    /// Its name in an error.
-    fn describe(self) -> &'static str {
-        match self {
-            Pairing::StageEnd => "with the start knot's force paired with the end gap",
-            Pairing::NextNode => "with each node's force paired with the next node's gap",
-        }
-    }
-}
-
 /// Buffers of the step solver.
 struct Stepper<'a> {
     model: &'a Model,
@@ -193,13 +160,11 @@ impl<'a> Stepper<'a> {
     /// is written into `q` (nodes 1..=s) and read from `z` (one contact block per node
     /// 0..s−1). `knot_factor` scales the start knot's force (its share of both stages).
     ///
-    /// With [`Pairing::NextNode`] each pair's row enters the Fischer–Burmeister function in
-    /// the units a unit of force moves it by in one step: gaps in `g Δt²`, sliding speeds in
-    /// `g Δt` (`g` gravity's acceleration), the cone row in force units. Unscaled, gaps of
-    /// 10⁻⁷ m against forces of 10–100 stall its Newton steps on landings of several corners
-    /// (measured with this pairing alone: of 24 random box drops, 10 complete unscaled, 19
-    /// scaled). The first pairing stays unscaled: scaled, it finds the period-two solution of
-    /// a box on a slope (knots on the ground, interior nodes hovering) and the box creeps.
+    /// Each pair's row enters the Fischer–Burmeister function in the units a unit of force
+    /// moves it by in one step: gaps in `g Δt²`, sliding speeds in `g Δt` (`g` gravity's
+    /// acceleration), the cone row in force units. Unscaled, gaps of 10⁻⁷ m against forces of
+    /// 10–100 stall the Newton steps on landings of several corners (measured: of 24 random box
+    /// drops, 10 complete unscaled, 19 scaled).
     #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &mut self,
@@ -209,7 +174,6 @@ impl<'a> Stepper<'a> {
         u: &[f64],
         z: &[f64],
         knot_factor: f64,
-        pairing: Pairing,
         mu: f64,
         derivatives: bool,
     ) {
@@ -300,19 +264,12 @@ impl<'a> Stepper<'a> {
             }
         }
         // The complementarity pairs, node by node; the normal force of node `α` answers for
-        // the gap of node `target` (see [`Pairing`]).
+        // the gap of node `α + 1`.
         let constant = self.contact.variable_derivatives();
-        let (gap_unit, speed_unit) = match pairing {
-            Pairing::StageEnd => (1.0, 1.0),
-            Pairing::NextNode => (self.acceleration * dt * dt, self.acceleration * dt),
-        };
+        let (gap_unit, speed_unit) = (self.acceleration * dt * dt, self.acceleration * dt);
         for al in 0..s {
             let sample = &self.samples[al];
-            let target = match (pairing, al) {
-                (Pairing::NextNode, _) => al + 1,
-                (Pairing::StageEnd, 0) => s,
-                (Pairing::StageEnd, _) => al,
-            };
+            let target = al + 1;
             let next = if target < s {
                 &self.samples[target]
             } else {
@@ -431,7 +388,6 @@ pub fn simulate_with_contact(
     let block = Stepper::new(model, gal, contact).block();
     let (k_site, nl) = (contact.per_site(), contact.sites.len());
     let n_u = model.actuated_joints().len();
-    let drives = model.drives();
     let mut u = vec![0.0; (s + 1) * n_u];
     let mut p = EnergyMeter::new(model).momentum(q0, v0);
     let mut q = vec![0.0; (s + 1) * n];
@@ -490,73 +446,15 @@ pub fn simulate_with_contact(
             z_saved.copy_from_slice(&z);
             let knot_factor = h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h));
             let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-            let mut solved = Err(String::new());
-            let mut errors = Vec::new();
-            // The fallback pairing only once the step cannot be split further.
             let shortest = h <= dt / f64::from(1u32 << SPLITS);
-            let pairings: &[Pairing] = if shortest {
-                &[Pairing::StageEnd, Pairing::NextNode]
-            } else {
-                &[Pairing::StageEnd]
-            };
-            for &pairing in pairings {
-                // Each pairing starts from the control points predicted along the knot velocity.
-                q.copy_from_slice(&q_saved);
-                for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
-                    for i in 0..n {
-                        q[al * n + i] = q[i] + node * h * v_knot[i];
-                    }
-                }
-                z.copy_from_slice(&z_saved);
-                solved = solve_step(
-                    &mut st,
-                    h,
-                    &p,
-                    &mut q,
-                    &u,
-                    &mut z,
-                    knot_factor,
-                    pairing,
-                    scale,
-                    opts,
-                )
-                .and_then(|iterations| {
-                    let (gain, allowed) = energy_gain(
-                        &mut st,
-                        &mut energy,
-                        &mut ws,
-                        &drives,
-                        (h, h_prev.unwrap_or(0.0)),
-                        &p,
-                        &q,
-                        &u,
-                        &z,
-                        knot_factor,
-                        pairing,
-                        opts,
-                    );
-                    if gain > allowed {
-                        Err(format!(
-                            "the contact step's solution gains {gain:.3e} J beyond the \
-                             actuators' work (at most {allowed:.1e} J allowed)"
-                        ))
-                    } else {
-                        Ok((iterations, pairing))
-                    }
-                });
-                match &solved {
-                    Ok(_) => break,
-                    Err(e) => errors.push(format!("{}: {e}", pairing.describe())),
+            // The step starts from the control points predicted along the knot velocity.
+            for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
+                for i in 0..n {
+                    q[al * n + i] = q[i] + node * h * v_knot[i];
                 }
             }
-            if solved.is_err() {
-                solved = Err(errors.join("; "));
-            }
-            let pairing = match solved {
-                Ok((iterations, pairing)) => {
-                    traj.iterations.push(iterations);
-                    pairing
-                }
+            match solve_step(&mut st, h, &p, &mut q, &u, &mut z, knot_factor, scale, opts) {
+                Ok(iterations) => traj.iterations.push(iterations),
                 Err(_) if finishing => break,
                 Err(message) => {
                     q.copy_from_slice(&q_saved);
@@ -572,10 +470,10 @@ pub fn simulate_with_contact(
                     });
                     break;
                 }
-            };
+            }
             // Forces and gaps at the start knot; the knot's momentum gains the previous stage's
             // share of its force now that the force is known.
-            st.evaluate(h, &p, &q, &u, &z, knot_factor, pairing, 0.0, false);
+            st.evaluate(h, &p, &q, &u, &z, knot_factor, 0.0, false);
             contacts
                 .forces
                 .push((0..nl).map(|l| st.samples[0].forces[l]).collect());
@@ -656,7 +554,6 @@ fn solve_step(
     u: &[f64],
     z: &mut [f64],
     knot_factor: f64,
-    pairing: Pairing,
     scale: f64,
     opts: &SimulationOptions,
 ) -> Result<usize, String> {
@@ -682,7 +579,7 @@ fn solve_step(
         for (j, zt) in z_trial.iter_mut().enumerate() {
             *zt = z[j] + t * d[dofs + j];
         }
-        st.evaluate(dt, p, q_trial, u, z_trial, knot_factor, pairing, mu, false);
+        st.evaluate(dt, p, q_trial, u, z_trial, knot_factor, mu, false);
         st.merit(scale)
     };
     let mut mu = SMOOTHING_START;
@@ -690,7 +587,7 @@ fn solve_step(
     let mut nu = 2.0;
     let limit = opts.max_iterations.max(1) * STEP_ITERATIONS;
     for it in 0..limit {
-        st.evaluate(dt, p, q, u, z, knot_factor, pairing, mu, true);
+        st.evaluate(dt, p, q, u, z, knot_factor, mu, true);
         let del = st.residual.rows(0, dofs).amax() / scale;
         let pairs = st.pair_excess(z);
         if mu <= SMOOTHING_END && del <= opts.tolerance.max(CONTACT_DEL_TOLERANCE) && pairs <= 0.0 {
@@ -698,7 +595,7 @@ fn solve_step(
         }
         if mu > SMOOTHING_END && st.residual_norm(scale) <= SMOOTHING_PATH * mu {
             mu = (mu * SMOOTHING_DECREASE).max(SMOOTHING_END);
-            st.evaluate(dt, p, q, u, z, knot_factor, pairing, mu, true);
+            st.evaluate(dt, p, q, u, z, knot_factor, mu, true);
         }
         let m0 = st.merit(scale);
         let mut jac = st.jacobian.clone();
@@ -770,70 +667,6 @@ fn solve_step(
     Err(format!(
         "the contact step did not converge in {limit} iterations"
     ))
-}
-
-/// How much energy the solved step in `st` (of length `h`, after one of `h_prev`) creates,
-/// less the actuators' work `Σ_α w^α Δt uᵀ B q̇^α`; and how much the settings allow,
-/// `energy_gain_tolerance` times the start's kinetic energy or the weight times
-/// `energy_gain_height`, whichever is larger. Contact forces dissipate (an inelastic impact, Coulomb friction), so a
-/// solution that gains energy is a spurious one: on a box landing on a spinning corner, one
-/// shot it up with four times its energy.
-///
-/// The end momentum `p^{k+1}` lacks its stage's share `w^s h Jᵀ f` of the end knot's force,
-/// which the next step decides, and so does the start momentum `p^k` the solver is given
-/// (`w^s h_prev Jᵀ f^{k,0}`). The start is measured as if the stage before had been as long as
-/// this one, `p^k + w^s (h_prev − h) Jᵀ f^{k,0}`, so that a body at rest on the ground has the
-/// same energy at both ends whatever the two lengths. Where a knot takes an impact its share
-/// matters, so the start counts at the higher of that energy and the one written for the knot
-/// (with the previous stage's share), and the end at the lower of its energy without its share
-/// and with the share of the last interior node's force (the end knot's force when the body
-/// rests): only a gain that no share explains is refused.
-#[allow(clippy::too_many_arguments)]
-fn energy_gain(
-    st: &mut Stepper,
-    energy: &mut EnergyMeter,
-    ws: &mut Workspace,
-    drives: &[Drive],
-    (h, h_prev): (f64, f64),
-    p: &[f64],
-    q: &[f64],
-    u: &[f64],
-    z: &[f64],
-    knot_factor: f64,
-    pairing: Pairing,
-    opts: &SimulationOptions,
-) -> (f64, f64) {
-    let n = st.model.dof();
-    let s = st.gal.s();
-    let n_u = u.len() / (s + 1);
-    st.evaluate(h, p, q, u, z, knot_factor, pairing, 0.0, false);
-    let p_end: Vec<f64> = st.jac.value.rows(s * n, n).iter().copied().collect();
-    let share = knot_momentum(st.model, ws, st, 0, st.gal.w(s) * (h_prev - h), &q[..n]);
-    let p_start: Vec<f64> = p.iter().zip(&share).map(|(a, b)| a + b).collect();
-    let recorded = knot_momentum(st.model, ws, st, 0, st.gal.w(s) * h_prev, &q[..n]);
-    let p_recorded: Vec<f64> = p.iter().zip(&recorded).map(|(a, b)| a + b).collect();
-    let (v0, e0) = energy.velocity_and_energy(&q[..n], &p_start);
-    let e0 = e0.max(energy.velocity_and_energy(&q[..n], &p_recorded).1);
-    let end_share = knot_momentum(st.model, ws, st, s - 1, st.gal.w(s) * h, &q[s * n..]);
-    let p_held: Vec<f64> = p_end.iter().zip(&end_share).map(|(a, b)| a + b).collect();
-    let e1 = energy
-        .velocity_and_energy(&q[s * n..], &p_end)
-        .1
-        .min(energy.velocity_and_energy(&q[s * n..], &p_held).1);
-    let mut work = 0.0;
-    for al in 0..=s {
-        for d in drives {
-            let rate = (0..=s)
-                .map(|be| st.gal.b(al, be) * q[be * n + d.joint])
-                .sum::<f64>()
-                / h;
-            work += st.gal.w(al) * h * d.factor * u[al * n_u + d.column] * rate;
-        }
-    }
-    let kinetic = 0.5 * p_start.iter().zip(&v0).map(|(a, b)| a * b).sum::<f64>();
-    let weight = st.model.total_mass() * st.model.gravity().norm();
-    let allowed = (opts.energy_gain_tolerance * kinetic).max(weight * opts.energy_gain_height);
-    (e1 - e0 - work, allowed)
 }
 
 /// `w Σ_l J_l(q)ᵀ f_l` for the forces at node `node` in the stepper.
@@ -913,8 +746,8 @@ mod tests {
             let p: Vec<f64> = (0..n).map(|i| 0.1 * (i as f64 + 1.0)).collect();
             let u = vec![0.0; (s + 1) * model.actuated_joints().len()];
             let (dt, factor, mu) = (0.01, 2.0, 1e-2);
-            for pairing in [Pairing::StageEnd, Pairing::NextNode] {
-                st.evaluate(dt, &p, &q, &u, &z, factor, pairing, mu, true);
+            {
+                st.evaluate(dt, &p, &q, &u, &z, factor, mu, true);
                 let exact = st.jacobian.clone();
                 let size = exact.nrows();
                 let h = 1e-7;
@@ -928,14 +761,14 @@ mod tests {
                         zp[c - dofs] += h;
                         zm[c - dofs] -= h;
                     }
-                    st.evaluate(dt, &p, &qp, &u, &zp, factor, pairing, mu, false);
+                    st.evaluate(dt, &p, &qp, &u, &zp, factor, mu, false);
                     let fp = st.residual.clone();
-                    st.evaluate(dt, &p, &qm, &u, &zm, factor, pairing, mu, false);
+                    st.evaluate(dt, &p, &qm, &u, &zm, factor, mu, false);
                     let fd = (fp - &st.residual) / (2.0 * h);
                     for r in 0..size {
                         assert!(
                             (fd[r] - exact[(r, c)]).abs() < 1e-5 * (1.0 + exact[(r, c)].abs()),
-                            "{base:?} {pairing:?}: ∂F{r}/∂w{c}: {} vs {}",
+                            "{base:?}: ∂F{r}/∂w{c}: {} vs {}",
                             fd[r],
                             exact[(r, c)]
                         );

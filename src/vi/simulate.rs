@@ -33,13 +33,6 @@ pub struct SimulationOptions {
     /// gimbal lock at a knot ([`Model::base_lock_distance`]) continues in a chart centred on
     /// its orientation there ([`BaseChart`]); the trajectory is written in the model's chart.
     pub chart_margin: f64,
-    /// A contact step whose solution gains more energy than the actuators put in, beyond this
-    /// fraction of its start's kinetic energy or the energy of lifting the robot by
-    /// `energy_gain_height`, is refused as spurious and split, or solved with the other
-    /// pairing.
-    pub energy_gain_tolerance: f64,
-    /// See `energy_gain_tolerance` (m).
-    pub energy_gain_height: f64,
 }
 
 impl Default for SimulationOptions {
@@ -50,8 +43,6 @@ impl Default for SimulationOptions {
             tolerance: 1e-11,
             max_iterations: 30,
             chart_margin: std::f64::consts::FRAC_PI_4,
-            energy_gain_tolerance: 1e-2,
-            energy_gain_height: 1e-3,
         }
     }
 }

@@ -2,13 +2,26 @@
 //! variables of each contact point as own variables, its gap, cone and slip rows (`≥ 0`), their
 //! complementarity with the variables, and its world force as a load on the robot.
 //!
-//! The force at a point enters the dynamics of that point only (option B of the research
-//! notes, see ARCHITECTURE.md): in the VI the DEL row of the control point, weighted by the
-//! quadrature as `w^α Δt J(q^{k,α})ᵀ f`; in Hermite–Simpson the inverse-dynamics row of the
-//! knot or midpoint.
+//! The force at a point enters the dynamics of that point only, at the point's configuration:
+//! in the VI the DEL row of the control point, weighted by the quadrature as
+//! `w^α Δt J(q^{k,α})ᵀ f`; in Hermite–Simpson the inverse-dynamics row of the knot or midpoint.
+//! Its normal part answers for the gap of the *next* point, `0 ≤ φ(q⁺) ⟂ c ≥ 0` (the last
+//! point's, which moves only the final momentum, for its own): a force moves the motion after
+//! it, so the force that stops an arriving body acts before the point where the body meets the
+//! ground, touchdown can fall anywhere between two points, and a loaded point cannot leave the
+//! ground before the next point (no touch-and-go kick; ARCHITECTURE.md, "Contact"). The first
+//! point's own gap, which no force answers for, is a row `φ(q_0) ≥ 0` of its own. Friction
+//! acts with the point's own velocity, as the force does.
+//!
+//! The force that stops a point arriving between two points acts at the point before, up to
+//! one point's travel above the ground. A simulated passive body has to land where it falls,
+//! but an optimized motion chooses its touchdowns, so with smoothing the transcription also
+//! holds each force within the terrain's *reach* `δ` of the ground, `c (φ(q) − δ) ≤ κ μ²`
+//! (`κ` = [`REACH_SLACK`]; default `δ` 2 mm): touchdowns fall on points or slowly enough to be
+//! stopped within `δ`.
 
 use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
-use crate::contact::{CONE, ContactModel, GAP, NORMAL, SLIDING};
+use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL, SLIDING};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem};
 use crate::vi::PointLoad;
 
@@ -28,12 +41,16 @@ struct Contact {
     constant: Vec<(usize, usize, f64)>,
     /// Per row of a contact point: what it depends on (see [`Contact::row_uses`]).
     uses: Vec<RowUses>,
+    /// Per contact point, whether the problem rests it on the ground at the start and at the
+    /// end (`initial.at_rest`, `final.at_rest`, `terms/at_rest.rs`).
+    resting: [Vec<bool>; 2],
 }
 
-/// What a row of a point's conditions depends on: `q`, `v`, and its constant derivatives
-/// along the point's own variables, `(variable, value)`.
+/// What a row of a point's conditions depends on: `q`, the next point's `q⁺`, `v`, and its
+/// constant derivatives along the point's own variables, `(variable, value)`.
 struct RowUses {
     q: bool,
+    q_next: bool,
     v: bool,
     constant: Vec<(usize, f64)>,
 }
@@ -54,7 +71,8 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
     let constant = model.variable_derivatives();
     let uses = (0..model.per_site())
         .map(|row| RowUses {
-            q: row != CONE,
+            q: row != CONE && row != GAP,
+            q_next: row == GAP,
             v: row != CONE && row != GAP,
             constant: constant
                 .iter()
@@ -63,7 +81,13 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
                 .collect(),
         })
         .collect();
+    let resting = [0, 1].map(|b| {
+        (0..model.sites.len())
+            .map(|l| prob.at_rest[b].contains(&l))
+            .collect()
+    });
     terms.push(Box::new(Contact {
+        resting,
         model: model.clone(),
         chains,
         joints,
@@ -87,13 +111,51 @@ impl Contact {
         matches!(self.method, ComplementarityMethod::Smoothing { .. })
     }
 
-    /// What row `row` of a point's conditions depends on: the gap on `q`, the cone on the
+    /// What row `row` of a point's conditions depends on: the gap on `q⁺`, the cone on the
     /// point's own variables alone, the slips on `q` and `v`.
     fn row_uses(&self, row: usize) -> &RowUses {
         &self.uses[row]
     }
 
-    /// Evaluates the contact conditions at the local values into the scratch.
+    /// The rows `φ(q_0) ≥ 0` of the first point's own gaps: none elsewhere, and none where
+    /// the problem fixes the first configuration (they are then checked, not solved for).
+    fn own_gap_rows(&self, p: &PointInfo) -> usize {
+        if p.index == 0 && p.count > 1 && !p.fixed_configuration {
+            self.model.sites.len()
+        } else {
+            0
+        }
+    }
+
+    /// Whether contact point `l`'s gap pair at `p` is closed by the problem: its gap is that of
+    /// the last point, where `final.at_rest` holds it at zero. The pair's complementarity
+    /// then holds whatever the force: with smoothing its row is `c ≥ 0` instead of the
+    /// Fischer–Burmeister row (which has no solution at a zero gap), the gap row is free
+    /// (`at_rest` holds it), and with relaxation the pair goes.
+    fn closed(&self, p: &PointInfo, l: usize) -> bool {
+        self.resting[1][l] && p.index + 2 >= p.count
+    }
+
+    /// The reach rows `c (φ(q) − δ) − κ μ² ≤ 0`, one per contact point, with smoothing.
+    fn reach_rows(&self) -> usize {
+        if self.smoothed() {
+            self.model.sites.len()
+        } else {
+            0
+        }
+    }
+
+    /// The number of condition rows and, with smoothing, Fischer–Burmeister rows.
+    fn paired_rows(&self) -> usize {
+        if self.smoothed() {
+            2 * self.size()
+        } else {
+            self.size()
+        }
+    }
+
+    /// Evaluates the contact conditions at the local values into the scratch: the point's own
+    /// sample (forces, own gaps, slips) and the gaps of the next configuration.
     fn sample(&self, local: &Local, scratch: &mut Scratch, derivatives: bool) {
         if let Some(sample) = scratch.contact.as_mut() {
             sample.evaluate(
@@ -104,6 +166,17 @@ impl Contact {
                 local.own,
                 derivatives,
             );
+            sample.evaluate_gaps(local.model, &self.model, &scratch.kin_next, derivatives);
+        }
+    }
+
+    /// Row `row` of contact point `l`'s conditions in the sample: the paired gap for the gap
+    /// row, the point's own row otherwise.
+    fn condition(&self, sample: &ContactSample, l: usize, row: usize) -> f64 {
+        if row == GAP {
+            sample.pair_gaps[l]
+        } else {
+            sample.rows[l * self.model.per_site() + row]
         }
     }
 }
@@ -124,9 +197,10 @@ impl PointTerm for Contact {
         upper.fill(f64::INFINITY);
     }
 
-    /// Points touching the ground in the guess carry the weight, shared; the others start with a
-    /// small force. The sliding speed starts at the guess's tangential speed and friction inside
-    /// the cone, so that every pair starts positive (research notes §3, pitfall 4).
+    /// Points whose next point touches the ground in the guess carry the weight, shared; the
+    /// others start with a small force. The sliding speed starts at the guess's tangential
+    /// speed and friction inside the cone, so that every pair starts positive (research notes
+    /// §3, pitfall 4).
     fn start(&self, _p: &PointInfo, local: &Local, scratch: &mut Scratch, own: &mut [f64]) {
         let k = self.model.per_site();
         own.fill(0.0);
@@ -136,7 +210,7 @@ impl PointTerm for Contact {
         };
         let sites = self.model.sites.len();
         let touching: Vec<bool> = (0..sites)
-            .map(|l| sample.rows[l * k + GAP] < START_CONTACT_DISTANCE)
+            .map(|l| sample.pair_gaps[l] < START_CONTACT_DISTANCE)
             .collect();
         let count = touching.iter().filter(|&&t| t).count().max(1);
         let mu = self.model.terrain.friction;
@@ -158,36 +232,58 @@ impl PointTerm for Contact {
         }
     }
 
-    /// The conditions' rows (`≥ 0`), and with smoothing one Fischer–Burmeister row (`= 0`) per
-    /// pair after them.
-    fn rows(&self, _p: &PointInfo) -> usize {
-        if self.smoothed() {
-            2 * self.size()
-        } else {
-            self.size()
-        }
+    /// The conditions' rows (`≥ 0`), with smoothing one Fischer–Burmeister row (`= 0`) per
+    /// pair after them, at the first point its own gaps, and with smoothing the reach rows.
+    fn rows(&self, p: &PointInfo) -> usize {
+        self.paired_rows() + self.own_gap_rows(p) + self.reach_rows()
     }
 
     /// The conditions `≥ 0`. With smoothing the conditions are free rows and only the
     /// Fischer–Burmeister rows `a + b − √(a² + b² + 2μ²) = 0` bind: they imply `a, b > 0`, and
     /// a QP face holding such a row and both of its sides' bounds is inconsistent (measured on
     /// the hopper: the first level then failed in every QP; without the bounds it converged in
-    /// 35–67 iterations).
-    fn row_bounds(&self, _p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
+    /// 35–67 iterations). The last point's gap row repeats the row the point before pairs with
+    /// (both are the last configuration's gap) and is free, but for relaxation, whose pairs need
+    /// both sides bounded; the first point's own gaps are `≥ 0`. Pairs the problem closes
+    /// ([`Contact::closed`]) keep `c ≥ 0` alone.
+    fn row_bounds(&self, p: &PointInfo, lower: &mut [f64], upper: &mut [f64]) {
         let size = self.size();
+        let k = self.model.per_site();
         lower.fill(0.0);
         upper.fill(f64::INFINITY);
         if self.smoothed() {
             lower[..size].fill(f64::NEG_INFINITY);
-            upper[size..].fill(0.0);
+            upper[size..2 * size].fill(0.0);
+        }
+        let relaxed = self.method == ComplementarityMethod::Relaxation;
+        for l in 0..self.model.sites.len() {
+            let repeated = p.is_last() && p.count > 1 && !relaxed;
+            if repeated || self.closed(p, l) {
+                lower[l * k + GAP] = f64::NEG_INFINITY;
+            }
+            if self.smoothed() && self.closed(p, l) {
+                upper[size + l * k + GAP] = f64::INFINITY;
+            }
+        }
+        // The first point's own gaps, free where `initial.at_rest` holds them at zero.
+        let first = self.paired_rows();
+        for l in 0..self.own_gap_rows(p) {
+            if self.resting[0][l] {
+                lower[first + l] = f64::NEG_INFINITY;
+            }
+        }
+        let reach = first + self.own_gap_rows(p);
+        for l in 0..self.reach_rows() {
+            lower[reach + l] = f64::NEG_INFINITY;
+            upper[reach + l] = 0.0;
         }
     }
 
-    fn jacobian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+    fn jacobian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         let k = self.model.per_site();
         for (l, chain) in self.chains.iter().enumerate() {
             let r0 = l * k;
-            out.extend(chain.iter().map(|&j| (r0 + GAP, ix.q(j))));
+            out.extend(chain.iter().map(|&j| (r0 + GAP, ix.q_next(j))));
             for &(row, var, _) in &self.constant {
                 out.push((r0 + row, ix.own(l * k + var)));
             }
@@ -204,11 +300,15 @@ impl PointTerm for Contact {
                     let fb = size + l * k + row;
                     let RowUses {
                         q: uses_q,
+                        q_next: uses_q_next,
                         v: uses_v,
                         constant,
                     } = self.row_uses(row);
                     if *uses_q {
                         out.extend(chain.iter().map(|&c| (fb, ix.q(c))));
+                    }
+                    if *uses_q_next {
+                        out.extend(chain.iter().map(|&c| (fb, ix.q_next(c))));
                     }
                     if *uses_v {
                         out.extend(chain.iter().map(|&c| (fb, ix.v(c))));
@@ -218,11 +318,20 @@ impl PointTerm for Contact {
                 }
             }
         }
+        let first = self.paired_rows();
+        for l in 0..self.own_gap_rows(p) {
+            out.extend(self.chains[l].iter().map(|&j| (first + l, ix.q(j))));
+        }
+        let reach = first + self.own_gap_rows(p);
+        for l in 0..self.reach_rows() {
+            out.extend(self.chains[l].iter().map(|&j| (reach + l, ix.q(j))));
+            out.push((reach + l, ix.own(l * k + NORMAL)));
+        }
     }
 
     fn evaluate(
         &self,
-        _p: &PointInfo,
+        p: &PointInfo,
         local: &Local,
         scratch: &mut Scratch,
         rows: &mut [f64],
@@ -233,23 +342,42 @@ impl PointTerm for Contact {
             return;
         };
         let size = self.size();
-        rows[..size].copy_from_slice(&sample.rows);
         let k = self.model.per_site();
+        let sites = self.model.sites.len();
+        for l in 0..sites {
+            for row in 0..k {
+                rows[l * k + row] = self.condition(sample, l, row);
+            }
+        }
         // Fischer–Burmeister rows `a + b − r`, `r = √(a² + b² + 2μ²)`, and their partial
         // derivatives `1 − a/r`, `1 − b/r` along a and b.
+        // A closed pair's row is its force alone, `(c, 0, 1)`.
         let mu = self.smoothing;
         let fischer_burmeister = |l: usize, row: usize, var: usize| {
-            let (a, b) = (sample.rows[l * k + row], local.own[l * k + var]);
+            let (a, b) = (self.condition(sample, l, row), local.own[l * k + var]);
+            if row == GAP && self.closed(p, l) {
+                return (b, 0.0, 1.0);
+            }
             let r = (a * a + b * b + 2.0 * mu * mu).sqrt();
             let r_safe = r.max(f64::MIN_POSITIVE);
             (a + b - r, 1.0 - a / r_safe, 1.0 - b / r_safe)
         };
         if self.smoothed() {
-            for l in 0..self.model.sites.len() {
+            for l in 0..sites {
                 for &(row, var) in &self.pairs {
                     rows[size + l * k + row] = fischer_burmeister(l, row, var).0;
                 }
             }
+        }
+        let first = self.paired_rows();
+        let own_gaps = self.own_gap_rows(p);
+        for l in 0..own_gaps {
+            rows[first + l] = sample.rows[l * k + GAP];
+        }
+        let delta = self.model.reach;
+        for l in 0..self.reach_rows() {
+            let (gap, c) = (sample.rows[l * k + GAP], local.own[l * k + NORMAL]);
+            rows[first + own_gaps + l] = c * (gap - delta) - REACH_SLACK * mu * mu;
         }
         let Some(jv) = jac else { return };
         let constant = &self.constant;
@@ -257,7 +385,7 @@ impl PointTerm for Contact {
         for (l, chain) in self.chains.iter().enumerate() {
             let r0 = l * k;
             for &j in chain {
-                jv[e] = sample.rows_dq[(r0 + GAP, j)];
+                jv[e] = sample.pair_gaps_dq[(l, j)];
                 e += 1;
             }
             for &(_, _, value) in constant.iter() {
@@ -283,12 +411,19 @@ impl PointTerm for Contact {
                     let r = l * k + row;
                     let RowUses {
                         q: uses_q,
+                        q_next: uses_q_next,
                         v: uses_v,
                         constant,
                     } = self.row_uses(row);
                     if *uses_q {
                         for &c in chain {
                             jv[e] = da * sample.rows_dq[(r, c)];
+                            e += 1;
+                        }
+                    }
+                    if *uses_q_next {
+                        for &c in chain {
+                            jv[e] = da * sample.pair_gaps_dq[(l, c)];
                             e += 1;
                         }
                     }
@@ -307,10 +442,29 @@ impl PointTerm for Contact {
                 }
             }
         }
+        for (l, chain) in self.chains.iter().enumerate().take(own_gaps) {
+            for &j in chain {
+                jv[e] = sample.rows_dq[(l * k + GAP, j)];
+                e += 1;
+            }
+        }
+        for (l, chain) in self.chains.iter().enumerate().take(self.reach_rows()) {
+            let (gap, c) = (sample.rows[l * k + GAP], local.own[l * k + NORMAL]);
+            for &j in chain {
+                jv[e] = c * sample.rows_dq[(l * k + GAP, j)];
+                e += 1;
+            }
+            jv[e] = gap - delta;
+            e += 1;
+        }
     }
 
     fn set_smoothing(&mut self, mu: f64) {
         self.smoothing = mu;
+    }
+
+    fn uses_next_configuration(&self) -> bool {
+        true
     }
 
     /// With the penalty, `weight · Σ_pairs row · variable` at the point: its gradient is
@@ -351,7 +505,7 @@ impl PointTerm for Contact {
         let mut f = 0.0;
         for l in 0..self.model.sites.len() {
             for &(row, var) in pairs.iter() {
-                f += sample.rows[l * k + row] * local.own[l * k + var];
+                f += self.condition(sample, l, row) * local.own[l * k + var];
             }
         }
         if let Some((s, g)) = grad {
@@ -361,28 +515,33 @@ impl PointTerm for Contact {
                     let (r, z) = (l * k + row, l * k + var);
                     let factor = w * local.own[z];
                     for &j in chain {
-                        g[ix.q(j)] += factor * sample.rows_dq[(r, j)];
-                        g[ix.v(j)] += factor * sample.rows_dv[(r, j)];
+                        if row == GAP {
+                            g[ix.q_next(j)] += factor * sample.pair_gaps_dq[(l, j)];
+                        } else {
+                            g[ix.q(j)] += factor * sample.rows_dq[(r, j)];
+                            g[ix.v(j)] += factor * sample.rows_dv[(r, j)];
+                        }
                     }
                     for &(cr, cv, value) in constant.iter() {
                         if cr == row {
                             g[ix.own(l * k + cv)] += factor * value;
                         }
                     }
-                    g[ix.own(z)] += w * sample.rows[r];
+                    g[ix.own(z)] += w * self.condition(sample, l, row);
                 }
             }
         }
         f_reg + weight * f
     }
 
-    /// The gap rows curve in `q`, the slip rows in `q` and `(q, v)`; the variables enter the
+    /// The gap rows curve in `q⁺`, the slip rows in `q` and `(q, v)`; the variables enter the
     /// rows linearly. The penalty adds each pair's variable against its row's arguments.
     fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         for &a in &self.joints {
             for &b in &self.joints {
                 if a >= b {
                     out.push((ix.q(a), ix.q(b)));
+                    out.push((ix.q_next(a), ix.q_next(b)));
                 }
                 out.push((ix.v(a), ix.q(b)));
             }
@@ -395,6 +554,11 @@ impl PointTerm for Contact {
                 let z = ix.own(l * k + var);
                 out.push((z, z));
             }
+            if self.reach_rows() > 0 {
+                for &j in &self.chains[l] {
+                    out.push((ix.own(l * k + NORMAL), ix.q(j)));
+                }
+            }
         }
         if self.smoothed() {
             for (l, chain) in self.chains.iter().enumerate() {
@@ -402,6 +566,7 @@ impl PointTerm for Contact {
                     .iter()
                     .map(|&c| ix.q(c))
                     .chain(chain.iter().map(|&c| ix.v(c)))
+                    .chain(chain.iter().map(|&c| ix.q_next(c)))
                     .chain((0..k).map(|v| ix.own(l * k + v)))
                     .collect();
                 for &a in &vars {
@@ -419,8 +584,12 @@ impl PointTerm for Contact {
                 for &(row, var) in &self.pairs {
                     let z = ix.own(l * k + var);
                     for &j in chain {
-                        out.push((z, ix.q(j)));
-                        out.push((z, ix.v(j)));
+                        if row == GAP {
+                            out.push((z, ix.q_next(j)));
+                        } else {
+                            out.push((z, ix.q(j)));
+                            out.push((z, ix.v(j)));
+                        }
                     }
                     for &(cr, cv, _) in constant.iter() {
                         if cr == row {
@@ -433,14 +602,16 @@ impl PointTerm for Contact {
         }
     }
 
-    fn complementarity(&self, _p: &PointInfo, out: &mut Vec<(Side, Side)>) {
+    fn complementarity(&self, p: &PointInfo, out: &mut Vec<(Side, Side)>) {
         if self.method != ComplementarityMethod::Relaxation {
             return;
         }
         let k = self.model.per_site();
         for l in 0..self.model.sites.len() {
             for &(row, var) in &self.pairs {
-                out.push((Side::Row(l * k + row), Side::Own(l * k + var)));
+                if row != GAP || !self.closed(p, l) {
+                    out.push((Side::Row(l * k + row), Side::Own(l * k + var)));
+                }
             }
         }
     }
@@ -493,5 +664,9 @@ const START_FORCE: f64 = 0.01;
 /// Weight of `∫ (ψ² + Σ b_j²) dt` (s⁻¹ in the variables' units): small against every other
 /// cost, it only decides what the contact conditions leave open.
 const REGULARIZATION: f64 = 1e-4;
+/// `κ` of the reach rows `c (φ(q) − δ) ≤ κ μ²`: a point in the air carries the smoothed force
+/// `c ≈ μ²/φ(q⁺)` of its next point's gap, so its row holds while its gap shrinks by less than
+/// `κ` times from one point to the next beyond the reach `δ`.
+const REACH_SLACK: f64 = 10.0;
 /// Starting sliding speed beyond the guess's own (m/s).
 const START_SLIDING: f64 = 0.01;

@@ -5,14 +5,17 @@
 //! collocation's knots and midpoints). At each point the terms see one *local* vector
 //!
 //! ```text
-//! [ q_p (n) | v_p (n) | v⁻_p (n) | u_p (n_u) | own_p (the terms' own variables, in order) ]
+//! [ q_p (n) | v_p (n) | v⁻_p (n) | u_p (n_u) | q_p⁺ (n) | own_p (the terms' own variables, in order) ]
 //! ```
 //!
 //! where `v_p` is the velocity at the point: a decision variable in Hermite–Simpson, a linear
 //! combination of the stage's control points in the VI (the slope of its Lagrange interpolant,
-//! [`VelocityMap`], the following stage's at a knot), and `v⁻_p` the slope the stage before
-//! a VI knot ends on (zero elsewhere): the VI's interpolant has a kink at a knot wherever a
-//! force acts there ([`PointVelocity`]). A term may add variables of its own at a point
+//! [`VelocityMap`], the following stage's at a knot), `v⁻_p` the slope the stage before a VI
+//! knot ends on (the VI's interpolant has a kink at a knot wherever a force acts there) and at
+//! the first and last points the boundary velocity (zero elsewhere, [`PointVelocity`]), and
+//! `q_p⁺` the configuration of the next point (the point's own at the last), where a contact
+//! force at `p` meets the ground it answers for (`terms/contact.rs`). A term may add variables
+//! of its own at a point
 //! (contact forces), rows with lower and upper bounds, a cost, complementarity pairs between
 //! its rows and variables, and point loads (world forces on the robot) that the transcription
 //! puts into its dynamics. It supplies values and the Jacobian of its rows over the local
@@ -24,6 +27,7 @@
 //!
 //! Adding a kind of cost or constraint is one new file here and one line in [`Terms::new`].
 
+mod at_rest;
 mod contact;
 mod diagonal_quadratic;
 mod frame_bounds;
@@ -39,7 +43,7 @@ mod tracking;
 use super::common::{FD_STEP, Points};
 use super::contact::ContactTrajectory;
 use super::stance::StanceTrajectory;
-use crate::contact::ContactSample;
+use crate::contact::{ContactSample, GAP};
 use crate::dynamics::{Workspace, center_of_mass, forward_kinematics};
 use crate::model::Model;
 use crate::problem::TrajectoryProblem;
@@ -67,7 +71,8 @@ pub(crate) struct PointVelocity {
     /// The weight of `v_p`.
     pub weight: f64,
     /// At an interior knot of the VI, the slope `v⁻_p` the stage before it ends on, and its
-    /// weight.
+    /// weight; at the first and last points the velocity the boundary conditions name (the
+    /// VI's `v⁰`, `v^N` of the discrete Legendre transform), weighted 0, where it is a variable.
     pub before: Option<(VelocityMap, f64)>,
 }
 
@@ -139,18 +144,18 @@ impl LocalIndex {
     pub fn u(&self, c: usize) -> usize {
         3 * self.n + c
     }
+    /// Index of `q⁺_i`, the next point's configuration.
+    pub fn q_next(&self, i: usize) -> usize {
+        3 * self.n + self.n_u + i
+    }
     /// Index of the term's own variable `j`.
     pub fn own(&self, j: usize) -> usize {
-        3 * self.n + self.n_u + self.own_offset + j
-    }
-    /// Length of the shared part (`q`, `v`, `v⁻`, `u`).
-    fn shared(&self) -> usize {
-        3 * self.n + self.n_u
+        4 * self.n + self.n_u + self.own_offset + j
     }
 }
 
-/// The local values a term is evaluated at (the forward kinematics of `q` are in the
-/// [`Scratch`]).
+/// The local values a term is evaluated at (the forward kinematics of `q`, and of `q⁺` where a
+/// term asks for it, are in the [`Scratch`]).
 pub(crate) struct Local<'a> {
     /// The robot.
     pub model: &'a Model,
@@ -190,6 +195,9 @@ pub(crate) struct LoadForces {
 pub(crate) struct Scratch {
     /// Kinematics at the current local `q` (done before a term is called).
     pub kin: Workspace,
+    /// Kinematics at the current local `q⁺` (done before a term is called when some term
+    /// [uses it](PointTerm::uses_next_configuration)).
+    pub kin_next: Workspace,
     /// A 6×n frame Jacobian.
     pub frame_jacobian: DMatrix<f64>,
     /// Contact quantities, when the problem has contact.
@@ -268,6 +276,11 @@ pub(crate) trait PointTerm: Send + Sync {
 
     /// Sets the smoothing of the term's complementarity rows, for a solve at that level.
     fn set_smoothing(&mut self, _mu: f64) {}
+
+    /// Whether the term's rows depend on the next point's configuration `q⁺`.
+    fn uses_next_configuration(&self) -> bool {
+        false
+    }
 
     /// What the term is, for messages (the problem file's name of its kind).
     fn label(&self) -> &'static str {
@@ -354,6 +367,8 @@ struct Share {
 struct PointPlan {
     info: PointInfo,
     q: usize,
+    /// Where the next point's configuration starts (the point's own at the last).
+    q_next: usize,
     u: usize,
     v: VelocityMap,
     v_before: VelocityMap,
@@ -392,14 +407,16 @@ impl PointPlan {
             }
         } else if a < 3 * n + n_u {
             vec![(self.u + a - 3 * n, 1.0)]
+        } else if a < 4 * n + n_u {
+            vec![(self.q_next + a - 3 * n - n_u, 1.0)]
         } else {
-            vec![(self.own + a - 3 * n - n_u, 1.0)]
+            vec![(self.own + a - 4 * n - n_u, 1.0)]
         }
     }
 
     /// Builds the global gradient, Jacobian and Hessian triplets of the point and their shares.
     fn build_maps(&mut self, n: usize, n_u: usize) {
-        for a in 0..3 * n + n_u + self.own_len {
+        for a in 0..4 * n + n_u + self.own_len {
             for (slot, coeff) in self.expand(n, n_u, a) {
                 self.grad_shares.push(Share {
                     entry: a,
@@ -474,7 +491,8 @@ impl PointPlan {
             }
         }
         local[3 * n..3 * n + n_u].copy_from_slice(&x[self.u..self.u + n_u]);
-        let o = 3 * n + n_u;
+        local[3 * n + n_u..4 * n + n_u].copy_from_slice(&x[self.q_next..self.q_next + n]);
+        let o = 4 * n + n_u;
         local[o..o + self.own_len].copy_from_slice(&x[self.own..self.own + self.own_len]);
     }
 }
@@ -533,12 +551,20 @@ impl ForceScratch {
 }
 
 impl PointState {
-    /// Gathers the point's local vector out of `x` and does its forward kinematics.
-    fn load(&mut self, plan: &PointPlan, model: &Model, n: usize, n_u: usize, x: &[f64]) {
+    /// Gathers the point's local vector out of `x` and does its forward kinematics (of `q⁺`
+    /// too when `next`).
+    fn load(&mut self, plan: &PointPlan, model: &Model, (n, n_u, next): Sizes, x: &[f64]) {
         plan.gather(n, n_u, x, &mut self.local);
         forward_kinematics(model, &mut self.scratch.kin, &self.local[..n]);
+        if next {
+            let q_next = &self.local[3 * n + n_u..4 * n + n_u];
+            forward_kinematics(model, &mut self.scratch.kin_next, q_next);
+        }
     }
 }
+
+/// `(n, n_u, whether a term uses q⁺)`.
+type Sizes = (usize, usize, bool);
 
 /// The terms of a problem laid out on a transcription's points.
 pub(crate) struct Terms<'a> {
@@ -546,6 +572,8 @@ pub(crate) struct Terms<'a> {
     terms: Vec<Box<dyn PointTerm>>,
     n: usize,
     n_u: usize,
+    /// Whether some term's rows depend on the next point's configuration.
+    next: bool,
     plans: Vec<PointPlan>,
     states: Vec<PointState>,
     num_own: usize,
@@ -579,6 +607,7 @@ impl<'a> Terms<'a> {
         frame_bounds::add(prob, &mut terms);
         obstacle_clearance::add(prob, &mut terms);
         contact::add(prob, &mut terms);
+        at_rest::add(prob, &mut terms);
         let stances = stance::add(prob, &mut terms);
         let model = &prob.model;
         let (n, n_u) = (model.dof(), model.actuated_joints().len());
@@ -624,6 +653,7 @@ impl<'a> Terms<'a> {
             let mut plan = PointPlan {
                 info,
                 q: points.q[p],
+                q_next: points.q[(p + 1).min(count - 1)],
                 u: points.u[p],
                 v: velocity.v,
                 v_before,
@@ -649,11 +679,12 @@ impl<'a> Terms<'a> {
         let states = plans
             .iter()
             .map(|plan| {
-                let len = 3 * n + n_u + plan.own_len;
+                let len = 4 * n + n_u + plan.own_len;
                 let vars = plan.curvature.vars.len();
                 PointState {
                     scratch: Scratch {
                         kin: Workspace::new(model),
+                        kin_next: Workspace::new(model),
                         frame_jacobian: DMatrix::zeros(6, n),
                         contact: prob.contact.as_ref().map(|c| ContactSample::new(model, c)),
                     },
@@ -669,11 +700,13 @@ impl<'a> Terms<'a> {
                 }
             })
             .collect();
+        let next = terms.iter().any(|t| t.uses_next_configuration());
         Self {
             model,
             terms,
             n,
             n_u,
+            next,
             plans,
             states,
             num_own: own - first_own,
@@ -682,6 +715,10 @@ impl<'a> Terms<'a> {
             first_load,
             stances,
         }
+    }
+
+    fn sizes(&self) -> Sizes {
+        (self.n, self.n_u, self.next)
     }
 
     /// Sets the smoothing of every term's complementarity rows.
@@ -706,8 +743,9 @@ impl<'a> Terms<'a> {
         let (n, n_u) = (self.n, self.n_u);
         let mut scratch = Scratch {
             kin: Workspace::new(model),
+            kin_next: Workspace::new(model),
             frame_jacobian: DMatrix::zeros(6, n),
-            contact: None,
+            contact: prob.contact.as_ref().map(|c| ContactSample::new(model, c)),
         };
         let (v, u) = (vec![0.0; n], vec![0.0; n_u]);
         for plan in self.plans.iter().filter(|p| p.info.fixed_configuration) {
@@ -717,6 +755,7 @@ impl<'a> Terms<'a> {
                 (&prob.final_q.lower, "final.q")
             };
             forward_kinematics(model, &mut scratch.kin, q);
+            forward_kinematics(model, &mut scratch.kin_next, q);
             let free = PointInfo {
                 fixed_configuration: false,
                 ..plan.info
@@ -799,9 +838,9 @@ impl<'a> Terms<'a> {
     /// Fills the own variables of `x` with their starting values (the rest of `x` must hold the
     /// starting trajectory).
     pub fn start(&mut self, x: &mut [f64]) {
-        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let (model, sizes) = (self.model, self.sizes());
         for (plan, st) in self.plans.iter().zip(&mut self.states) {
-            st.load(plan, model, n, n_u, x);
+            st.load(plan, model, sizes, x);
             for (term, b) in self.terms.iter().zip(&plan.blocks) {
                 let mut own = vec![0.0; b.own_len];
                 let local = view(model, &b.ix, &st.local, b.own_len);
@@ -813,13 +852,13 @@ impl<'a> Terms<'a> {
 
     /// The terms' total cost at `x`.
     pub fn objective(&mut self, x: &[f64]) -> f64 {
-        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let (model, sizes) = (self.model, self.sizes());
         let terms = &self.terms;
         self.plans
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                st.load(plan, model, n, n_u, x);
+                st.load(plan, model, sizes, x);
                 st.cost = 0.0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -831,13 +870,13 @@ impl<'a> Terms<'a> {
 
     /// Adds `scale ∇f(x)` of the terms' cost into `grad`.
     pub fn add_gradient(&mut self, x: &[f64], scale: f64, grad: &mut [f64]) {
-        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let (model, sizes) = (self.model, self.sizes());
         let terms = &self.terms;
         self.plans
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                st.load(plan, model, n, n_u, x);
+                st.load(plan, model, sizes, x);
                 st.grad.fill(0.0);
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -859,13 +898,13 @@ impl<'a> Terms<'a> {
 
     /// Writes the terms' rows at `x` into their places in the full-length `c`.
     pub fn constraints(&mut self, x: &[f64], c: &mut [f64]) {
-        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let (model, sizes) = (self.model, self.sizes());
         let terms = &self.terms;
         self.plans
             .par_iter()
             .zip(self.states.par_iter_mut())
             .for_each(|(plan, st)| {
-                st.load(plan, model, n, n_u, x);
+                st.load(plan, model, sizes, x);
                 let mut r = 0;
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -896,7 +935,7 @@ impl<'a> Terms<'a> {
 
     /// Jacobian values in the order of [`Terms::jacobian_structure`].
     pub fn jacobian_values(&mut self, x: &[f64], out: &mut [f64]) {
-        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let (model, sizes) = (self.model, self.sizes());
         let terms = &self.terms;
         let chunks = split(out, self.plans.iter().map(|p| p.jac_triplets.len()));
         self.plans
@@ -904,7 +943,7 @@ impl<'a> Terms<'a> {
             .zip(self.states.par_iter_mut())
             .zip(chunks.into_par_iter())
             .for_each(|((plan, st), out)| {
-                st.load(plan, model, n, n_u, x);
+                st.load(plan, model, sizes, x);
                 let (mut r, mut e) = (0, 0);
                 for (term, b) in terms.iter().zip(&plan.blocks) {
                     let local = view(model, &b.ix, &st.local, b.own_len);
@@ -938,7 +977,7 @@ impl<'a> Terms<'a> {
     /// [`Terms::hessian_structure`]: central differences of the terms' exact local gradients
     /// over each point's curvature variables.
     pub fn hessian_values(&mut self, x: &[f64], sigma: f64, lambda: &[f64], out: &mut [f64]) {
-        let (n, n_u, model) = (self.n, self.n_u, self.model);
+        let (n, n_u, model, sizes) = (self.n, self.n_u, self.model, self.sizes());
         let terms = &self.terms;
         let chunks = split(out, self.plans.iter().map(|p| p.hess_triplets.len()));
         self.plans
@@ -950,16 +989,14 @@ impl<'a> Terms<'a> {
                 if plan.curvature.vars.is_empty() {
                     return;
                 }
-                st.load(plan, model, n, n_u, x);
+                st.load(plan, model, sizes, x);
                 let cv = &plan.curvature;
                 for (k, &a) in cv.vars.iter().enumerate() {
                     let x0 = st.local[a];
                     let h = FD_STEP * x0.abs().max(1.0);
                     for (sign, grad) in [(1.0, 0), (-1.0, 1)] {
                         st.local[a] = x0 + sign * h;
-                        if a < n {
-                            forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
-                        }
+                        kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
                         let g = if grad == 0 {
                             &mut st.grad_plus
                         } else {
@@ -983,9 +1020,7 @@ impl<'a> Terms<'a> {
                         }
                     }
                     st.local[a] = x0;
-                    if a < n {
-                        forward_kinematics(model, &mut st.scratch.kin, &st.local[..n]);
-                    }
+                    kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
                     for (m, &b) in cv.vars.iter().enumerate() {
                         st.block[(m, k)] = (st.grad_plus[b] - st.grad_minus[b]) / (2.0 * h);
                     }
@@ -1043,6 +1078,7 @@ impl<'a> Terms<'a> {
         ForceScratch {
             scratch: Scratch {
                 kin: Workspace::new(self.model),
+                kin_next: Workspace::new(self.model),
                 frame_jacobian: DMatrix::zeros(6, n),
                 contact: contact.map(|c| ContactSample::new(self.model, c)),
             },
@@ -1080,6 +1116,7 @@ impl<'a> Terms<'a> {
             terrain: contact.terrain.clone(),
             forces: Vec::new(),
             positions: Vec::new(),
+            gaps: Vec::new(),
             rows: Vec::new(),
             variables: Vec::new(),
         };
@@ -1088,7 +1125,14 @@ impl<'a> Terms<'a> {
             let sample = fs.scratch.contact.as_ref()?;
             out.forces.push(sample.forces.clone());
             out.positions.push(sample.positions.clone());
-            out.rows.push(sample.rows.clone());
+            let sites = contact.sites.len();
+            out.gaps
+                .push((0..sites).map(|l| sample.rows[l * k + GAP]).collect());
+            let mut rows = sample.rows.clone();
+            for l in 0..sites {
+                rows[l * k + GAP] = sample.pair_gaps[l];
+            }
+            out.rows.push(rows);
             let own = plan
                 .blocks
                 .iter()
@@ -1127,10 +1171,14 @@ impl<'a> Terms<'a> {
         }
         let (n, n_u, model) = (self.n, self.n_u, self.model);
         let plan = &self.plans[p];
-        fs.local.resize(3 * n + n_u + plan.own_len, 0.0);
+        fs.local.resize(4 * n + n_u + plan.own_len, 0.0);
         plan.gather(n, n_u, x, &mut fs.local);
         fs.local[..n].copy_from_slice(q);
         forward_kinematics(model, &mut fs.scratch.kin, q);
+        if self.next {
+            let q_next = &fs.local[3 * n + n_u..4 * n + n_u];
+            forward_kinematics(model, &mut fs.scratch.kin_next, q_next);
+        }
         for (t, (term, b)) in self.terms.iter().zip(&plan.blocks).enumerate() {
             let f = &mut fs.forces[t];
             if f.force.is_empty() {
@@ -1284,6 +1332,25 @@ fn split(out: &mut [f64], lengths: impl Iterator<Item = usize>) -> Vec<&mut [f64
     chunks
 }
 
+/// Redoes the kinematics that local entry `a` moves (of `q` or of `q⁺`).
+fn kinematics_of(
+    model: &Model,
+    scratch: &mut Scratch,
+    local: &[f64],
+    a: usize,
+    (n, n_u): (usize, usize),
+) {
+    if a < n {
+        forward_kinematics(model, &mut scratch.kin, &local[..n]);
+    } else if (3 * n + n_u..4 * n + n_u).contains(&a) {
+        forward_kinematics(
+            model,
+            &mut scratch.kin_next,
+            &local[3 * n + n_u..4 * n + n_u],
+        );
+    }
+}
+
 /// The local values of one term.
 fn view<'a>(model: &'a Model, ix: &LocalIndex, local: &'a [f64], own_len: usize) -> Local<'a> {
     let n = ix.n;
@@ -1292,7 +1359,7 @@ fn view<'a>(model: &'a Model, ix: &LocalIndex, local: &'a [f64], own_len: usize)
         q: &local[..n],
         v: &local[n..2 * n],
         v_before: &local[2 * n..3 * n],
-        u: &local[3 * n..ix.shared()],
+        u: &local[3 * n..3 * n + ix.n_u],
         own: &local[ix.own(0)..ix.own(0) + own_len],
     }
 }
