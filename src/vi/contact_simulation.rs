@@ -112,6 +112,9 @@ struct Stepper<'a> {
     end: ContactSample,
     /// The acceleration that measures the pairs' rows (m/s²): gravity's, or 1 without it.
     acceleration: f64,
+    /// Whether the smoothing is in the transcription's units
+    /// ([`SimulationOptions::contact_smoothing`]) rather than the step's.
+    matched: bool,
     forces: Vec<f64>,
     v: Vec<f64>,
     residual: DVector<f64>,
@@ -119,7 +122,12 @@ struct Stepper<'a> {
 }
 
 impl<'a> Stepper<'a> {
-    fn new(model: &'a Model, gal: &'a Galerkin, contact: &'a ContactModel) -> Self {
+    fn new(
+        model: &'a Model,
+        gal: &'a Galerkin,
+        contact: &'a ContactModel,
+        opts: &SimulationOptions,
+    ) -> Self {
         let s = gal.s();
         let loads: Vec<PointLoad> = contact
             .sites
@@ -143,6 +151,7 @@ impl<'a> Stepper<'a> {
                 g if g > 0.0 => g,
                 _ => 1.0,
             },
+            matched: opts.contact_smoothing.is_some(),
             forces: vec![0.0; (s + 1) * loads.len() * 3],
             v: vec![0.0; model.dof()],
             residual: DVector::zeros(size),
@@ -288,7 +297,9 @@ impl<'a> Stepper<'a> {
                     };
                     let a = (if gap { next.rows[r] } else { sample.rows[r] } + COMPLIANCE * z[zi])
                         / unit;
-                    let (phi, mut da, mut db) = fischer_burmeister(a, z[zi], mu);
+                    // In the transcription's units the pair is `a·b = μ²` before scaling.
+                    let mu_pair = if self.matched { mu / unit.sqrt() } else { mu };
+                    let (phi, mut da, mut db) = fischer_burmeister(a, z[zi], mu_pair);
                     da /= unit;
                     db += da * COMPLIANCE;
                     self.residual[eq] = phi;
@@ -385,7 +396,7 @@ pub fn simulate_with_contact(
     let s = gal.s();
     assert!(q0.len() == n && v0.len() == n && opts.dt > 0.0);
     let dt = opts.dt;
-    let block = Stepper::new(model, gal, contact).block();
+    let block = Stepper::new(model, gal, contact, opts).block();
     let (k_site, nl) = (contact.per_site(), contact.sites.len());
     let n_u = model.actuated_joints().len();
     let mut u = vec![0.0; (s + 1) * n_u];
@@ -417,7 +428,7 @@ pub fn simulate_with_contact(
     'charts: loop {
         let chart_model = charts.model(model);
         let model = &chart_model;
-        let mut st = Stepper::new(model, gal, contact);
+        let mut st = Stepper::new(model, gal, contact, opts);
         let mut ws = Workspace::new(model);
         let mut energy = EnergyMeter::new(model);
         loop {
@@ -444,16 +455,22 @@ pub fn simulate_with_contact(
             }
             q_saved.copy_from_slice(&q);
             z_saved.copy_from_slice(&z);
-            let knot_factor = h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h));
+            let knot_factor = knot_factor(gal, h, h_prev);
             let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
             let shortest = h <= dt / f64::from(1u32 << SPLITS);
-            // The step starts from the control points predicted along the knot velocity.
-            for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
-                for i in 0..n {
-                    q[al * n + i] = q[i] + node * h * v_knot[i];
-                }
-            }
-            match solve_step(&mut st, h, &p, &mut q, &u, &mut z, knot_factor, scale, opts) {
+            predict(gal, h, &v_knot, &mut q);
+            match solve_step(
+                &mut st,
+                h,
+                &p,
+                &mut q,
+                &u,
+                &mut z,
+                knot_factor,
+                scale,
+                opts,
+                false,
+            ) {
                 Ok(iterations) => traj.iterations.push(iterations),
                 Err(_) if finishing => break,
                 Err(message) => {
@@ -542,9 +559,83 @@ pub fn simulate_with_contact(
     }
 }
 
+/// The factor of the start knot's force in a stage of length `h` after one of `h_prev` (none
+/// at the start): its share of both stages, `(w^s h_prev + w^0 h) / (w^0 h)`.
+fn knot_factor(gal: &Galerkin, h: f64, h_prev: Option<f64>) -> f64 {
+    let s = gal.s();
+    h_prev.map_or(1.0, |hp| 1.0 + gal.w(s) * hp / (gal.w(0) * h))
+}
+
+/// Starts a stage's control points `q^{k,1..=s}` along the knot velocity `v` from `q^{k,0}`.
+fn predict(gal: &Galerkin, h: f64, v: &[f64], q: &mut [f64]) {
+    let n = v.len();
+    for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
+        for i in 0..n {
+            q[al * n + i] = q[i] + node * h * v[i];
+        }
+    }
+}
+
+/// One stage of the contact simulation as [`simulate_with_contact`] solves it, from the knot
+/// `q0` with the momentum `p` the stage before ended with (without its share of the start
+/// knot's force, which this stage decides), torques `u` at the stage's `s + 1` nodes, a stage
+/// of `h` after one of `h_prev` (none at the start). The step starts from the control points
+/// predicted along `v` and no forces, or from `start`: control points `q^{k,0..=s}` and the
+/// contact variables of the nodes `0..s−1`, at the end of the smoothing path. Returns the
+/// stage's control points `q^{k,0..=s}` (`tests/contact_replay.rs`: from an optimized knot they
+/// land on the next).
+///
+/// # Errors
+/// The step solver's message when the stage has no solution it can find.
+///
+/// # Panics
+/// If the lengths do not match the model.
+#[allow(clippy::too_many_arguments)]
+pub fn contact_stage(
+    model: &Model,
+    gal: &Galerkin,
+    contact: &ContactModel,
+    opts: &SimulationOptions,
+    (h, h_prev): (f64, Option<f64>),
+    p: &[f64],
+    q0: &[f64],
+    v: &[f64],
+    u: &[f64],
+    start: Option<(&[f64], &[f64])>,
+) -> Result<Vec<f64>, String> {
+    let (n, s) = (model.dof(), gal.s());
+    assert!(q0.len() == n && p.len() == n && v.len() == n);
+    let mut st = Stepper::new(model, gal, contact, opts);
+    let mut q = vec![0.0; (s + 1) * n];
+    let mut z = vec![0.0; s * st.block()];
+    q[..n].copy_from_slice(q0);
+    match start {
+        Some((q_start, z_start)) => {
+            q[n..].copy_from_slice(&q_start[n..]);
+            z.copy_from_slice(z_start);
+        }
+        None => predict(gal, h, v, &mut q),
+    }
+    let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+    solve_step(
+        &mut st,
+        h,
+        p,
+        &mut q,
+        u,
+        &mut z,
+        knot_factor(gal, h, h_prev),
+        scale,
+        opts,
+        start.is_some(),
+    )?;
+    Ok(q)
+}
+
 /// One stage by Levenberg–Marquardt on the smoothed Fischer–Burmeister system (Marquardt's
 /// scaling by the diagonal of `JᵀJ`, Nielsen's damping update), following the smoothing path
-/// from [`SMOOTHING_START`] to [`SMOOTHING_END`]. Returns the iterations taken.
+/// from [`SMOOTHING_START`] to [`SMOOTHING_END`] (or to the options' `contact_smoothing`), or
+/// solving at its end alone when `at_end`. Returns the iterations taken.
 #[allow(clippy::too_many_arguments)]
 fn solve_step(
     st: &mut Stepper,
@@ -556,6 +647,7 @@ fn solve_step(
     knot_factor: f64,
     scale: f64,
     opts: &SimulationOptions,
+    at_end: bool,
 ) -> Result<usize, String> {
     let n = st.model.dof();
     let s = st.gal.s();
@@ -582,7 +674,12 @@ fn solve_step(
         st.evaluate(dt, p, q_trial, u, z_trial, knot_factor, mu, false);
         st.merit(scale)
     };
-    let mut mu = SMOOTHING_START;
+    let end = opts.contact_smoothing.unwrap_or(SMOOTHING_END);
+    let mut mu = if at_end {
+        end
+    } else {
+        SMOOTHING_START.max(end)
+    };
     let mut lambda = DAMPING_START;
     let mut nu = 2.0;
     let limit = opts.max_iterations.max(1) * STEP_ITERATIONS;
@@ -590,11 +687,11 @@ fn solve_step(
         st.evaluate(dt, p, q, u, z, knot_factor, mu, true);
         let del = st.residual.rows(0, dofs).amax() / scale;
         let pairs = st.pair_excess(z);
-        if mu <= SMOOTHING_END && del <= opts.tolerance.max(CONTACT_DEL_TOLERANCE) && pairs <= 0.0 {
+        if mu <= end && del <= opts.tolerance.max(CONTACT_DEL_TOLERANCE) && pairs <= 0.0 {
             return Ok(it + 1);
         }
-        if mu > SMOOTHING_END && st.residual_norm(scale) <= SMOOTHING_PATH * mu {
-            mu = (mu * SMOOTHING_DECREASE).max(SMOOTHING_END);
+        if mu > end && st.residual_norm(scale) <= SMOOTHING_PATH * mu {
+            mu = (mu * SMOOTHING_DECREASE).max(end);
             st.evaluate(dt, p, q, u, z, knot_factor, mu, true);
         }
         let m0 = st.merit(scale);
@@ -728,7 +825,7 @@ mod tests {
                 .collect();
             let contact = ContactModel::new(&model, terrain, sites);
             let gal = Galerkin::simpson();
-            let mut st = Stepper::new(&model, &gal, &contact);
+            let mut st = Stepper::new(&model, &gal, &contact, &SimulationOptions::default());
             let s = gal.s();
             let dofs = s * n;
             let block = st.block();

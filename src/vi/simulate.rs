@@ -33,6 +33,11 @@ pub struct SimulationOptions {
     /// gimbal lock at a knot ([`Model::base_lock_distance`]) continues in a chart centred on
     /// its orientation there ([`BaseChart`]); the trajectory is written in the model's chart.
     pub chart_margin: f64,
+    /// The smoothing `μ` a contact step is solved at, in the transcription's units (gaps in m,
+    /// forces in weight shares, speeds in m/s): every pair then has `a·b = μ²`, the conditions
+    /// of an optimized trajectory's last smoothing level (`tests/contact_replay.rs`). `None`
+    /// solves the exact conditions (to `10⁻⁶` in the step's own units).
+    pub contact_smoothing: Option<f64>,
 }
 
 impl Default for SimulationOptions {
@@ -43,6 +48,7 @@ impl Default for SimulationOptions {
             tolerance: 1e-11,
             max_iterations: 30,
             chart_margin: std::f64::consts::FRAC_PI_4,
+            contact_smoothing: None,
         }
     }
 }
