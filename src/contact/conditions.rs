@@ -69,8 +69,9 @@ pub struct ContactModel {
     /// sticking).
     pub creep: f64,
     /// The farthest from the terrain a contact force may act on its point in an optimization
-    /// (m): the resolution of a touchdown (`transcription/terms/contact.rs`). A simulation does
-    /// not choose when a body lands and has no reach.
+    /// of a robot with actuators (m): the resolution of a touchdown
+    /// (`transcription/terms/contact.rs`). A passive body, or a simulation, does not choose when
+    /// it lands and has no reach.
     pub reach: f64,
 }
 

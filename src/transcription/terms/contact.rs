@@ -14,8 +14,8 @@
 //! acts with the point's own velocity, as the force does.
 //!
 //! The force that stops a point arriving between two points acts at the point before, up to
-//! one point's travel above the ground. A simulated passive body has to land where it falls,
-//! but an optimized motion chooses its touchdowns, so with smoothing the transcription also
+//! one point's travel above the ground. A passive body has to land where it falls, but a robot
+//! with actuators chooses its touchdowns, so for it the transcription (with smoothing) also
 //! holds each force within the terrain's *reach* `δ` of the ground, `c (φ(q) − δ) ≤ κ μ²`
 //! (`κ` = [`REACH_SLACK`]; default `δ` 2 mm): touchdowns fall on points or slowly enough to be
 //! stopped within `δ`.
@@ -44,6 +44,8 @@ struct Contact {
     /// Per contact point, whether the problem rests it on the ground at the start and at the
     /// end (`initial.at_rest`, `final.at_rest`, `terms/at_rest.rs`).
     resting: [Vec<bool>; 2],
+    /// Whether the robot has actuators (and so the reach rows).
+    actuated: bool,
 }
 
 /// What a row of a point's conditions depends on: `q`, the next point's `q⁺`, `v`, and its
@@ -88,6 +90,7 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
     });
     terms.push(Box::new(Contact {
         resting,
+        actuated: !prob.model.actuated_joints().is_empty(),
         model: model.clone(),
         chains,
         joints,
@@ -136,9 +139,10 @@ impl Contact {
         self.resting[1][l] && p.index + 2 >= p.count
     }
 
-    /// The reach rows `c (φ(q) − δ) − κ μ² ≤ 0`, one per contact point, with smoothing.
+    /// The reach rows `c (φ(q) − δ) − κ μ² ≤ 0`, one per contact point, with smoothing, for a
+    /// robot with actuators (a passive body cannot time its touchdowns).
     fn reach_rows(&self) -> usize {
-        if self.smoothed() {
+        if self.smoothed() && self.actuated {
             self.model.sites.len()
         } else {
             0

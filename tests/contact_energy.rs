@@ -1,0 +1,152 @@
+//! The contact model's energy: the ground only takes energy away. A passive ball dropped in an
+//! optimization touches down inside a stage and does not bounce, a dropped box lands and rests,
+//! the biped walks; in each the ground's positive work is within its tolerance and the energy
+//! balance of `transcription::EnergyAccount` closes (the hopper's: `tests/problems.rs`).
+
+mod scratch;
+
+use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
+use vito::sqp::Status;
+use vito::transcription::{EnergyAccount, Outcome, solve};
+
+const G: f64 = 9.81;
+
+/// A solid ball of 0.5 kg and radius 0.05 m whose contact sphere is its surface.
+const BALL: &str = r#"<robot name="ball">
+  <link name="ball">
+    <inertial><mass value="0.5"/><inertia ixx="5e-4" ixy="0" ixz="0" iyy="5e-4" iyz="0" izz="5e-4"/></inertial>
+    <collision name="surface"><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+</robot>
+"#;
+
+fn problem(name: &str, text: &str) -> TrajectoryProblem {
+    let dir = scratch::fresh_dir("vito-contact-energy");
+    std::fs::write(dir.join("ball.urdf"), BALL).unwrap();
+    let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
+    let path = dir.join(format!("{name}.yaml"));
+    std::fs::write(&path, text.replace("ROBOTS", robots)).unwrap();
+    let mut prob =
+        load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    prob
+}
+
+fn converged(prob: &TrajectoryProblem) -> Outcome {
+    let outcome = solve(prob, &mut std::io::sink()).unwrap();
+    assert_eq!(
+        outcome.result.status,
+        Status::Converged,
+        "{}: {}",
+        prob.name,
+        outcome.result.message
+    );
+    outcome
+}
+
+/// The ground's positive work within its tolerance and the balance closed to `residual` J.
+fn assert_dissipative(prob: &TrajectoryProblem, e: &EnergyAccount, residual: f64) {
+    let s = &prob.solver;
+    assert!(
+        e.ground_positive_work
+            <= s.ground_work_fraction * e.actuator_positive_work + s.ground_work_allowance,
+        "{}: {e:?}",
+        prob.name
+    );
+    assert!(e.ground_normal_work <= 0.0, "{}: {e:?}", prob.name);
+    assert!(e.residual.abs() <= residual, "{}: {e:?}", prob.name);
+}
+
+/// Dropped from 2 cm, the ball meets the ground at t = √(2h/g) = 63.9 ms, 78 % through the stage
+/// [60, 65] ms. The force that stops it acts at the node before (62.5 ms, 1.6 mm up, within the
+/// terrain's 2 mm reach), and from the stage's end knot on the ball rests: every later node on
+/// the ground, no rise, no velocity. The ground took the fall's energy `m g h`.
+#[test]
+fn a_passive_ball_touches_down_inside_a_stage_and_does_not_bounce() {
+    let h = 0.02;
+    let prob = problem(
+        "ball",
+        &format!(
+            "name: ball\nrobot: ball.urdf\nbase: planar\nduration: 0.2\nstages: 40\n\
+             initial: {{q: [0, {}, 0], v: [0, 0, 0]}}\nterrain: {{friction: 0.5}}\n\
+             complementarity: {{method: relaxation}}\n",
+            0.05 + h
+        ),
+    );
+    let outcome = converged(&prob);
+    let sol = &outcome.solution;
+    let contact = sol.contact.as_ref().unwrap();
+    let t_touch = (2.0 * h / G).sqrt();
+    let first = (0..sol.times.len())
+        .find(|&p| contact.gap(p, 0) < 1e-6)
+        .expect("the ball lands");
+    assert!(
+        (sol.times[first] - 0.065).abs() < 1e-9,
+        "first on the ground at {} s, touchdown at {t_touch} s",
+        sol.times[first]
+    );
+    assert!(sol.times[first - 2] < t_touch && t_touch < sol.times[first]);
+    for p in first..sol.times.len() {
+        assert!(
+            contact.gap(p, 0) < 1e-5,
+            "off the ground at {} s",
+            sol.times[p]
+        );
+        assert!(
+            sol.q[p][1] <= sol.q[first][1] + 1e-6,
+            "rises at {} s",
+            sol.times[p]
+        );
+    }
+    let impact = 0.5 * 0.5 * (G * t_touch).powi(2);
+    for p in (first + 2..sol.times.len()).step_by(2) {
+        let kinetic = 0.5 * 0.5 * (sol.v[p][0].powi(2) + sol.v[p][1].powi(2));
+        assert!(
+            kinetic <= 0.01 * impact,
+            "{kinetic} J at {} s",
+            sol.times[p]
+        );
+    }
+    let e = &outcome.energy;
+    assert_dissipative(&prob, e, 1e-3);
+    assert!(
+        (e.ground_normal_work + 0.5 * G * h).abs() < 0.02 * 0.5 * G * h,
+        "the ground takes the fall's m g h: {e:?}"
+    );
+}
+
+/// The box of `problems/box_touchdown.yaml` dropped tilted and sliding, so that one bottom
+/// edge lands before the other, with the default (smoothed) complementarity: it lands, rests,
+/// and the ground dissipated.
+#[test]
+fn a_dropped_box_lands_and_rests() {
+    let prob = problem(
+        "box",
+        "name: box\nrobot: ROBOTS/box.urdf\nbase: planar\nduration: 0.4\nstages: 20\n\
+         initial: {q: [0, 0.075, 0.1], v: [0.2, 0, 0]}\nterrain: {friction: 0.6}\n\
+         contacts: [front_left_bottom, back_left_bottom]\n",
+    );
+    let outcome = converged(&prob);
+    let last = outcome.solution.v.last().unwrap();
+    assert!(
+        last.iter().all(|v| v.abs() < 1e-3),
+        "still moving: {last:?}"
+    );
+    assert_dissipative(&prob, &outcome.energy, 1e-3);
+}
+
+/// The biped of `problems/biped_walk.yaml`, whose heels and toes touch down and lift off four
+/// times over two steps: the ground's positive work within its tolerance, the balance closed
+/// to 1 % of the actuators' positive work.
+#[test]
+fn the_biped_walks_on_a_dissipative_ground() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/biped_walk.yaml");
+    let mut prob =
+        load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    let outcome = converged(&prob);
+    let e = &outcome.energy;
+    assert_dissipative(&prob, e, 0.01 * e.actuator_positive_work);
+}
