@@ -45,8 +45,9 @@ pub struct ContactResiduals {
     pub deepest_penetration: f64,
     /// Largest friction-cone violation `|f_t| − μ f_n` (N; 0 inside the pyramid).
     pub largest_friction_cone_violation: f64,
-    /// Largest force at a contact point that is off the ground by more than the tolerance
-    /// of [`ContactTrajectory::residuals`] (N).
+    /// Largest force at a contact point that is off the ground by more than the distance
+    /// given to [`ContactTrajectory::residuals`] (N): the solve's report uses the terrain's
+    /// reach.
     pub largest_force_at_a_distance: f64,
 }
 

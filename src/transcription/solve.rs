@@ -90,7 +90,10 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
         return;
     };
     let s = &prob.solver;
-    let res = contact.residuals(s.constraint_tolerance);
+    // A force may act up to the terrain's reach from it (the force that stops an arriving
+    // point acts at the point before touchdown, `contact/conditions.rs`).
+    let reach = prob.contact.as_ref().map_or(0.0, |m| m.reach);
+    let res = contact.residuals(reach.max(s.constraint_tolerance));
     outcome.contact = Some(res);
     let energy = &outcome.energy;
     let ground_work = |looseness: f64| {

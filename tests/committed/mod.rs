@@ -76,8 +76,8 @@ pub fn configuration(
 }
 
 /// The contact conditions at the points `k` of a solution of `prob`, recomputed from the
-/// written forces and gaps: products within 10⁻⁶ (forces in units of the problem's force
-/// scale), no point deeper than 1 mm, no pulling, the normal force the part of the force along
+/// written forces and gaps: products of each normal force and the next point's gap within
+/// 10⁻⁶ (forces in units of the problem's force scale), no point deeper than 1 mm, no pulling, the normal force the part of the force along
 /// the terrain's normal and the rest inside the friction cone. The normal is the terrain's at
 /// each contact point (its distance gradient where the configuration of `k` puts the point: z
 /// on the ground, tilted near a box or a gap's edge, where a point in the air still carries
@@ -97,7 +97,9 @@ pub fn meets_the_contact_conditions(prob: &TrajectoryProblem, k: &HashMap<String
                 k[&format!("f_{p}_z")][i],
             );
             let t = k["t"][i];
-            let product = fnormal / scale * gap.max(0.0);
+            // A force answers for the next point's gap, the last point's for its own.
+            let paired = k[&format!("gap_{p}")][(i + 1).min(k["t"].len() - 1)];
+            let product = fnormal / scale * paired.max(0.0);
             assert!(product <= 1e-6, "{p} at t = {t}: product {product:e}");
             assert!(gap >= -1e-3, "{p} at t = {t}: gap {gap}");
             assert!(fnormal >= -1e-6 * scale, "{p}: pulling {fnormal}");
@@ -193,4 +195,94 @@ pub fn converges(prob: &TrajectoryProblem) {
     let c = outcome.contact.expect("contact residuals");
     assert!(c.largest_complementarity_product <= 1e-6, "{c:?}");
     assert!(c.deepest_penetration <= 1e-3, "{c:?}");
+}
+
+/// The committed result `name` is physical as a passive rigid ground allows: its energy
+/// account (`report.json`) has the ground's positive work within the solver's tolerance and
+/// the normal forces' net work `≤ 0`, and no contact point toggles at the grid's frequency:
+/// between two swings every stance (gap at most [`STANCE_GAP`]) spans at least 3 consecutive
+/// points.
+pub fn is_physical(name: &str, prob: &TrajectoryProblem, k: &HashMap<String, Vec<f64>>) {
+    let energy = &report(name)["energy"];
+    let work = |key: &str| {
+        energy[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name}: report.json has no energy.{key}"))
+    };
+    let allowed = prob.solver.ground_work_fraction * work("actuator_positive_work")
+        + prob.solver.ground_work_allowance;
+    assert!(
+        work("ground_positive_work") <= allowed,
+        "{name}: the ground does {} J of positive work (allowed {allowed})",
+        work("ground_positive_work")
+    );
+    assert!(work("ground_normal_work") <= 0.0, "{name}: {energy}");
+    let contact = prob.contact.as_ref().expect("the problem has terrain");
+    for site in &contact.sites {
+        let gaps = &k[&format!("gap_{}", site.name)];
+        let mut runs = vec![];
+        let mut i = 0;
+        while i < gaps.len() {
+            let on = gaps[i] <= STANCE_GAP;
+            let start = i;
+            while i < gaps.len() && (gaps[i] <= STANCE_GAP) == on {
+                i += 1;
+            }
+            runs.push((on, start, i - start));
+        }
+        for &(on, start, len) in &runs {
+            let between_swings = start > 0 && start + len < gaps.len();
+            assert!(
+                !on || !between_swings || len >= 3,
+                "{name}: {} stands for {len} point(s) from t = {} between two swings",
+                site.name,
+                k["t"][start]
+            );
+        }
+    }
+}
+
+/// A contact point this close to the terrain (m) stands on it, for [`is_physical`]'s stance
+/// runs: half the checker's penetration tolerance, far below a swing's clearance.
+pub const STANCE_GAP: f64 = 5e-4;
+
+/// The committed solution `k` of `prob` starts in a state of moving at `speed` (m/s): its
+/// kinetic energy at `t = 0` within 20 % of a rigid body of the robot's mass translating at
+/// that speed, and every point `initial.at_rest` names on the ground and still.
+pub fn starts_in_a_state_of_moving(
+    prob: &TrajectoryProblem,
+    k: &HashMap<String, Vec<f64>>,
+    speed: f64,
+) {
+    let model = &prob.model;
+    let mut ws = Workspace::new(model);
+    let q = configuration(prob, k, 0);
+    let v: Vec<f64> = model
+        .joint_names()
+        .iter()
+        .map(|j| k[&format!("v_{j}")][0])
+        .collect();
+    let kinetic = vito::dynamics::kinetic_energy(model, &mut ws, &q, &v);
+    let rigid = 0.5 * model.total_mass() * speed * speed;
+    assert!(
+        (kinetic - rigid).abs() <= 0.2 * rigid.max(1e-3),
+        "{}: kinetic energy {kinetic} J at t = 0, a rigid body at {speed} m/s has {rigid} J",
+        prob.name
+    );
+    let contact = prob.contact.as_ref().expect("the problem has terrain");
+    forward_kinematics(model, &mut ws, &q);
+    let mut jacobian = nalgebra::DMatrix::zeros(3, model.dof());
+    for &l in &prob.at_rest[0] {
+        let site = &contact.sites[l];
+        vito::dynamics::point_jacobian(model, &ws, site.body, &site.offset, &mut jacobian);
+        let velocity = &jacobian * nalgebra::DVector::from_column_slice(&v);
+        assert!(
+            velocity.norm() <= 1e-6 && k[&format!("gap_{}", site.name)][0].abs() <= 1e-6,
+            "{}: {} at t = 0 moves at {} m/s, gap {}",
+            prob.name,
+            site.name,
+            velocity.norm(),
+            k[&format!("gap_{}", site.name)][0]
+        );
+    }
 }
