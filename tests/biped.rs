@@ -259,7 +259,6 @@ fn no_leg_segment_of_the_committed_jump_enters_the_box() {
 
 /// The contact conditions and the physics of the walk's tests, on the jump's committed points.
 #[test]
-#[ignore = "the committed jump predates the physical contact model (forces paired with their own gaps) and is not re-solved yet: README, \"Contact\""]
 fn the_committed_jump_meets_the_contact_conditions() {
     let (prob, k) = (load(JUMP), result(JUMP, "knots.csv"));
     meets_the_contact_conditions(&prob, &k);
