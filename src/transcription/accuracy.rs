@@ -53,15 +53,10 @@ struct ContactLoads<'a> {
 
 impl<'a> ContactLoads<'a> {
     fn new(model: &'a Model, sol: &'a Solution) -> Self {
-        let sites = sol.contact.as_ref().map_or_else(Vec::new, |c| {
-            c.names
-                .iter()
-                .filter_map(|name| {
-                    let p = model.contact_points().iter().find(|p| &p.name == name)?;
-                    Some((p.body, p.offset))
-                })
-                .collect()
-        });
+        let sites = sol
+            .contact
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.sites(model));
         Self {
             model,
             sol,

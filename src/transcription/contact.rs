@@ -52,6 +52,18 @@ pub struct ContactResiduals {
 }
 
 impl ContactTrajectory {
+    /// The body and body-frame offset of each contact point, in the order of [`Self::names`]
+    /// (points the model does not know are left out).
+    pub fn sites(&self, model: &crate::model::Model) -> Vec<(usize, Vec3)> {
+        self.names
+            .iter()
+            .filter_map(|name| {
+                let p = model.contact_points().iter().find(|p| &p.name == name)?;
+                Some((p.body, p.offset))
+            })
+            .collect()
+    }
+
     fn per_site(&self) -> usize {
         2 + self.directions
     }

@@ -80,15 +80,10 @@ pub fn energy_account(model: &Model, sol: &Solution) -> EnergyAccount {
     let mut ws = Workspace::new(model);
     let mut jacobian = DMatrix::zeros(3, n);
     let mut acc = EnergyAccount::default();
-    let sites: Vec<(usize, Vec3)> = sol.contact.as_ref().map_or_else(Vec::new, |c| {
-        c.names
-            .iter()
-            .filter_map(|name| {
-                let p = model.contact_points().iter().find(|p| &p.name == name)?;
-                Some((p.body, p.offset))
-            })
-            .collect()
-    });
+    let sites = sol
+        .contact
+        .as_ref()
+        .map_or_else(Vec::new, |c| c.sites(model));
     for (p, w) in sol.weights.iter().enumerate() {
         let (q, v, u) = (&sol.q[p], &sol.v[p], &sol.u[p]);
         let actuator: f64 = drives
