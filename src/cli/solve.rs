@@ -133,7 +133,7 @@ pub fn solve_and_write(
         e.ground_normal_work,
         e.ground_friction_work,
         e.ground_positive_work,
-        e.ground_positive_work / e.actuator_positive_work.max(f64::MIN_POSITIVE),
+        e.ground_share(),
         e.kinetic_change,
         e.potential_change,
         e.residual

@@ -68,6 +68,11 @@ impl EnergyAccount {
             + self.ground_normal_work
             + self.ground_friction_work
     }
+
+    /// The ground's positive work as a fraction of the actuators' positive work.
+    pub fn ground_share(&self) -> f64 {
+        self.ground_positive_work / self.actuator_positive_work.max(f64::MIN_POSITIVE)
+    }
 }
 
 /// The energy account of `sol` on `model` (see the module documentation).

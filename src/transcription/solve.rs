@@ -131,7 +131,7 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
         res.deepest_penetration,
         res.largest_friction_cone_violation,
         energy.ground_positive_work,
-        energy.ground_positive_work / energy.actuator_positive_work.max(f64::MIN_POSITIVE),
+        energy.ground_share(),
     );
 }
 
