@@ -93,13 +93,12 @@ fn the_committed_gaps_walk_converged_and_steps() {
     is_a_converged_walk(GAPS, true);
 }
 
-/// The foot sphere centres of the starting trajectory of `name` at 301 samples of the horizon.
-fn guess_feet(name: &str) -> Vec<[Vec3; 4]> {
-    let prob = load(name);
+/// The foot sphere centres of the starting trajectory of `prob` at 301 samples of the horizon.
+fn guess_feet(prob: &TrajectoryProblem) -> Vec<[Vec3; 4]> {
     let times: Vec<f64> = (0..=300)
         .map(|i| prob.duration * f64::from(i) / 300.0)
         .collect();
-    let (q, _) = initial_trajectory(&prob, &times).expect("the guess file");
+    let (q, _) = initial_trajectory(prob, &times).expect("the guess file");
     let sites: Vec<_> = FEET
         .iter()
         .map(|(_, names)| {
@@ -130,8 +129,9 @@ fn guess_feet(name: &str) -> Vec<[Vec3; 4]> {
 fn the_walks_start_from_a_trot_that_keeps_out_of_the_gaps() {
     let gaps = load(GAPS).contact.expect("terrain").terrain.gaps;
     for name in [WALK, GAPS] {
-        let feet = guess_feet(name);
-        let radius = foot_radius(&load(name));
+        let prob = load(name);
+        let feet = guess_feet(&prob);
+        let radius = foot_radius(&prob);
         for f in 0..4 {
             let heights: Vec<f64> = feet.iter().map(|p| p[f].z - radius).collect();
             let highest = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);

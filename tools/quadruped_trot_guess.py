@@ -24,13 +24,21 @@ GAPS, GAP_MARGIN = [(0.15, 0.23), (0.40, 0.48)], 0.02   # m (quadruped_gaps.yaml
 STEP = 0.01   # s between rows
 
 
-def body_x(t):
-    """Forward position: a speed that rises and falls as half cosines over RAMP."""
+def _body_path():
+    """Forward position on a fine grid: a speed that rises and falls as half cosines over RAMP."""
     fine = np.linspace(0.0, DURATION, 30001)
     ramp = np.clip(np.minimum(fine, DURATION - fine) / RAMP, 0.0, 1.0)
     speed = 0.5 - 0.5 * np.cos(np.pi * ramp)
     x = np.concatenate([[0.0], np.cumsum(0.5 * (speed[1:] + speed[:-1]) * np.diff(fine))])
-    return np.interp(t, fine, x * DISTANCE / x[-1])
+    return fine, x * DISTANCE / x[-1]
+
+
+BODY_T, BODY_X = _body_path()
+
+
+def body_x(t):
+    """The body's forward position at `t`."""
+    return np.interp(t, BODY_T, BODY_X)
 
 
 def avoid_gaps(x):
