@@ -150,3 +150,45 @@ fn the_biped_walks_on_a_dissipative_ground() {
     let e = &outcome.energy;
     assert_dissipative(&prob, e, 0.01 * e.actuator_positive_work);
 }
+
+/// The deepest dip between two points of a VI solution, to first order in the gaps: on every
+/// stage the quadratic through its three points' gaps (Simpson's Lagrange interpolant) at the
+/// middles of its halves, `τ = ¼` and `¾` (m, positive below the ground).
+fn deepest_dip(outcome: &Outcome) -> f64 {
+    let contact = outcome.solution.contact.as_ref().unwrap();
+    let mut deepest = 0.0_f64;
+    for stage in contact.gaps.windows(3).step_by(2) {
+        for ((&g0, &gm), &g1) in stage[0].iter().zip(&stage[1]).zip(&stage[2]) {
+            let quarter = (3.0 * g0 + 6.0 * gm - g1) / 8.0;
+            let three_quarters = (-g0 + 6.0 * gm + 3.0 * g1) / 8.0;
+            deepest = deepest.max(-quarter).max(-three_quarters);
+        }
+    }
+    deepest
+}
+
+/// `terrain.penetration` bounds the dips between the points: the walk dips deeper than 0.25 mm
+/// between its points without the rows, and with them at 0.25 mm it stays within that, up to
+/// the rows' first-order kinematics (0.02 mm), still walking on a dissipative ground (the
+/// balance closed to 2 % of the actuators' positive work: the motion is another, with 10 J of
+/// it).
+#[test]
+fn penetration_rows_bound_the_dips_between_the_points() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/biped_walk.yaml");
+    let mut prob =
+        load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    let free = deepest_dip(&converged(&prob));
+    let depth = 2.5e-4;
+    assert!(free > depth, "the walk without the rows dips only {free} m");
+    prob.contact.as_mut().unwrap().penetration = Some(depth);
+    let outcome = converged(&prob);
+    let held = deepest_dip(&outcome);
+    assert!(
+        held <= depth + 2e-5,
+        "dips {held} m with the rows at {depth} m"
+    );
+    let e = &outcome.energy;
+    assert_dissipative(&prob, e, 0.02 * e.actuator_positive_work);
+}

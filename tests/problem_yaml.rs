@@ -406,6 +406,11 @@ fn malformed_terrain_and_contact_input_names_the_field() {
             &["terrain.creep", "-0.001"],
         ),
         (
+            "penetration.yaml",
+            "terrain: {friction: 0.5, penetration: -0.0005}\n",
+            &["terrain.penetration", "-0.0005"],
+        ),
+        (
             "unknown_terrain_key.yaml",
             "terrain: {friction: 0.5, slope: 0.1}\n",
             &["slope"],

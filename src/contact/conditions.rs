@@ -73,6 +73,11 @@ pub struct ContactModel {
     /// (`transcription/terms/contact.rs`). A passive body, or a simulation, does not choose when
     /// it lands and has no reach.
     pub reach: f64,
+    /// The deepest an optimized trajectory of a robot with actuators may dip into the terrain
+    /// between two of its points (m), if the problem bounds it: the penetration rows of
+    /// `transcription/terms/contact.rs`. A passive body, or a simulation, lands where it falls
+    /// and has no such rows.
+    pub penetration: Option<f64>,
 }
 
 /// The default [`ContactModel::reach`] (m).
@@ -110,6 +115,7 @@ impl ContactModel {
             force_scale,
             creep: 0.0,
             reach: DEFAULT_REACH,
+            penetration: None,
         }
     }
 
@@ -187,6 +193,11 @@ pub struct ContactSample {
     pub pair_gaps: Vec<f64>,
     /// `∂gap_l/∂q` at that configuration (one row per point).
     pub pair_gaps_dq: DMatrix<f64>,
+    /// Each point's gap rate `φ̇ = ∇φᵀ J_l v` at `(q, v)` (m/s); along `v` its derivative is the
+    /// gap row's `∂gap/∂q`.
+    pub gap_rates: Vec<f64>,
+    /// `∂φ̇_l/∂q = ∇φᵀ ∂(J_l v)/∂q + (J_l v)ᵀ ∇²φ J_l` (one row per point).
+    pub gap_rates_dq: DMatrix<f64>,
     dvel: DMatrix<f64>,
     pair_jacobian: DMatrix<f64>,
 }
@@ -210,6 +221,8 @@ impl ContactSample {
             jacobians: vec![DMatrix::zeros(3, n); m],
             pair_gaps: vec![0.0; m],
             pair_gaps_dq: DMatrix::zeros(m, n),
+            gap_rates: vec![0.0; m],
+            gap_rates_dq: DMatrix::zeros(m, n),
             dvel: DMatrix::zeros(3, n),
             pair_jacobian: DMatrix::zeros(3, n),
         }
@@ -272,6 +285,7 @@ impl ContactSample {
             let jac = &self.jacobians[l];
             let pdot = times_vector(jac, v);
             self.rows[r0 + GAP] = dist.value - site.radius;
+            self.gap_rates[l] = dist.gradient.dot(&pdot);
             self.rows[r0 + CONE] = mu * zl[NORMAL]
                 - (0..contact.directions)
                     .map(|j| zl[contact.friction(j)])
@@ -301,6 +315,11 @@ impl ContactSample {
             }
             // slip_j: d̂_jᵀ ∂(Jv)/∂q + ṗᵀ (∂d̂_j/∂p) J, and d̂_jᵀ J along v.
             point_velocity_derivative(model, ws, site.body, &site.offset, v, &mut self.dvel);
+            let bend = dist.hessian * pdot;
+            for c in 0..n {
+                self.gap_rates_dq[(l, c)] =
+                    dist.gradient.dot(&column(&self.dvel, c)) + bend.dot(&column(jac, c));
+            }
             let mut dforce_dp = frame.normal_derivative * zl[NORMAL];
             for j in 0..contact.directions {
                 let (d, dd) = frame.direction(j);

@@ -7,6 +7,8 @@
 //!   edge_radius: 0.01             # rounding of box and gap edges, m (default 0.01)
 //!   creep: 0.0                    # sticking creep, m/s per weight share of friction (default 0)
 //!   reach: 0.002                  # farthest from the ground an optimized contact force acts, m
+//!   penetration: 0.0009           # deepest an optimized motion may dip between two points,
+//!                                 #   m (default: not bounded)
 //!   boxes: [{x: [0.3, 0.5], y: [-1, 1], top: 0.16}]   # y optional: across the whole width
 //!   gaps:  [{x: [0.15, 0.23], depth: 0.1}]             # y optional likewise
 //! contacts: [l_heel, l_toe]       # which contact points touch it (default: all of them)
@@ -29,6 +31,7 @@ pub(crate) struct TerrainFile {
     #[serde(default)]
     creep: f64,
     reach: Option<f64>,
+    penetration: Option<f64>,
     #[serde(default)]
     boxes: Vec<BoxFile>,
     #[serde(default)]
@@ -117,6 +120,19 @@ pub(crate) fn contact_model(
             format!("must be ≥ 0, got {reach}"),
         ));
     }
+    let penetration = t
+        .penetration
+        .map(|e| {
+            let e = finite("terrain.penetration", e)?;
+            if e < 0.0 {
+                return Err(invalid(
+                    "terrain.penetration",
+                    format!("must be ≥ 0, got {e}"),
+                ));
+            }
+            Ok(e)
+        })
+        .transpose()?;
     let extent = |field: String, e: [f64; 2]| -> Result<[f64; 2], ProblemError> {
         finite(&format!("{field}[0]"), e[0])?;
         finite(&format!("{field}[1]"), e[1])?;
@@ -241,5 +257,6 @@ pub(crate) fn contact_model(
     let mut contact = ContactModel::new(model, terrain, sites);
     contact.creep = creep;
     contact.reach = reach;
+    contact.penetration = penetration;
     Ok(Some(contact))
 }

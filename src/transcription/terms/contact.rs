@@ -19,6 +19,14 @@
 //! holds each force within the terrain's *reach* `δ` of the ground, `c (φ(q) − δ) ≤ κ μ²`
 //! (`κ` = [`REACH_SLACK`]; default `δ` 2 mm): touchdowns fall on points or slowly enough to be
 //! stopped within `δ`.
+//!
+//! Between two points the motion may still dip into the ground: a point arriving fast, stopped
+//! inside a stage, follows the stage's polynomial through the ground and back to its next
+//! point. For a robot with actuators the transcription can bound that dip by the terrain's
+//! *penetration* `ε` (not bounded by default): between `p` and the next point, `h = t_{p+1} − t_p`
+//! ahead, the quadratic through `q_p` with the slope `v_p` to `q_{p+1}` (in the Simpson VI
+//! exactly the stage's Lagrange interpolant) has at the middle, to first order in the gap, the
+//! gap `¾ φ(q_p) + ¼ φ(q_{p+1}) + (h/4) φ̇(q_p, v_p)`, and it is held `≥ −ε`.
 
 use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL, SLIDING};
@@ -44,7 +52,7 @@ struct Contact {
     /// Per contact point, whether the problem rests it on the ground at the start and at the
     /// end (`initial.at_rest`, `final.at_rest`, `terms/at_rest.rs`).
     resting: [Vec<bool>; 2],
-    /// Whether the robot has actuators (and so the reach rows).
+    /// Whether the robot has actuators (and so the reach and penetration rows).
     actuated: bool,
 }
 
@@ -149,6 +157,16 @@ impl Contact {
         }
     }
 
+    /// The penetration rows `¾ φ(q) + ¼ φ(q⁺) + (h/4) φ̇(q, v) ≥ −ε`, one per contact point, at
+    /// every point but the last, for a robot with actuators whose problem bounds the dips.
+    fn penetration_rows(&self, p: &PointInfo) -> usize {
+        if self.actuated && self.model.penetration.is_some() && !p.is_last() {
+            self.model.sites.len()
+        } else {
+            0
+        }
+    }
+
     /// The number of condition rows and, with smoothing, Fischer–Burmeister rows.
     fn paired_rows(&self) -> usize {
         if self.smoothed() {
@@ -237,9 +255,10 @@ impl PointTerm for Contact {
     }
 
     /// The conditions' rows (`≥ 0`), with smoothing one Fischer–Burmeister row (`= 0`) per
-    /// pair after them, at the first point its own gaps, and with smoothing the reach rows.
+    /// pair after them, at the first point its own gaps, with smoothing the reach rows, then the
+    /// penetration rows.
     fn rows(&self, p: &PointInfo) -> usize {
-        self.paired_rows() + self.own_gap_rows(p) + self.reach_rows()
+        self.paired_rows() + self.own_gap_rows(p) + self.reach_rows() + self.penetration_rows(p)
     }
 
     /// The conditions `≥ 0`. With smoothing the conditions are free rows and only the
@@ -281,6 +300,9 @@ impl PointTerm for Contact {
             lower[reach + l] = f64::NEG_INFINITY;
             upper[reach + l] = 0.0;
         }
+        let penetration = reach + self.reach_rows();
+        let depth = self.model.penetration.unwrap_or(0.0);
+        lower[penetration..penetration + self.penetration_rows(p)].fill(-depth);
     }
 
     fn jacobian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
@@ -330,6 +352,13 @@ impl PointTerm for Contact {
         for l in 0..self.reach_rows() {
             out.extend(self.chains[l].iter().map(|&j| (reach + l, ix.q(j))));
             out.push((reach + l, ix.own(l * k + NORMAL)));
+        }
+        let penetration = reach + self.reach_rows();
+        for l in 0..self.penetration_rows(p) {
+            let chain = &self.chains[l];
+            out.extend(chain.iter().map(|&j| (penetration + l, ix.q(j))));
+            out.extend(chain.iter().map(|&j| (penetration + l, ix.v(j))));
+            out.extend(chain.iter().map(|&j| (penetration + l, ix.q_next(j))));
         }
     }
 
@@ -382,6 +411,13 @@ impl PointTerm for Contact {
         for l in 0..self.reach_rows() {
             let (gap, c) = (sample.rows[l * k + GAP], local.own[l * k + NORMAL]);
             rows[first + own_gaps + l] = c * (gap - delta) - REACH_SLACK * mu * mu;
+        }
+        let penetration = first + own_gaps + self.reach_rows();
+        let quarter = 0.25 * p.interval;
+        for l in 0..self.penetration_rows(p) {
+            rows[penetration + l] = 0.75 * sample.rows[l * k + GAP]
+                + 0.25 * sample.pair_gaps[l]
+                + quarter * sample.gap_rates[l];
         }
         let Some(jv) = jac else { return };
         let constant = &self.constant;
@@ -460,6 +496,26 @@ impl PointTerm for Contact {
             }
             jv[e] = gap - delta;
             e += 1;
+        }
+        for (l, chain) in self
+            .chains
+            .iter()
+            .enumerate()
+            .take(self.penetration_rows(p))
+        {
+            let gap_dq = sample.rows_dq.row(l * k + GAP);
+            for &j in chain {
+                jv[e] = 0.75 * gap_dq[j] + quarter * sample.gap_rates_dq[(l, j)];
+                e += 1;
+            }
+            for &j in chain {
+                jv[e] = quarter * gap_dq[j];
+                e += 1;
+            }
+            for &j in chain {
+                jv[e] = 0.25 * sample.pair_gaps_dq[(l, j)];
+                e += 1;
+            }
         }
     }
 

@@ -96,6 +96,8 @@ pub(crate) struct PointInfo {
     pub count: usize,
     /// Quadrature weight (`∫ f dt ≈ Σ_p weight_p f(t_p)`).
     pub weight: f64,
+    /// Time to the next point, `t_{p+1} − t_p` (0 at the last).
+    pub interval: f64,
     /// Quadrature weights of `v_p` and `v⁻_p` in integrals of velocities: each stage's slope
     /// weighted on its own (`∫ g(v) dt ≈ Σ_p velocity_weight_p g(v_p) + before_weight_p
     /// g(v⁻_p)`).
@@ -622,6 +624,7 @@ impl<'a> Terms<'a> {
                 index: p,
                 count,
                 weight: points.weights[p],
+                interval: points.times.get(p + 1).map_or(0.0, |t| t - points.times[p]),
                 velocity_weight: velocity.weight,
                 before_weight,
                 fixed_configuration: fixed_configuration(prob, p, count),
