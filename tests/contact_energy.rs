@@ -33,6 +33,16 @@ fn problem(name: &str, text: &str) -> TrajectoryProblem {
     prob
 }
 
+/// `problems/biped_walk.yaml`, quietly.
+fn walk() -> TrajectoryProblem {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/biped_walk.yaml");
+    let mut prob =
+        load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    prob.solver.print_level = 0;
+    prob.solver.progress_bar = false;
+    prob
+}
+
 fn converged(prob: &TrajectoryProblem) -> Outcome {
     let outcome = solve(prob, &mut std::io::sink()).unwrap();
     assert_eq!(
@@ -141,11 +151,7 @@ fn a_dropped_box_lands_and_rests() {
 /// to 1 % of the actuators' positive work.
 #[test]
 fn the_biped_walks_on_a_dissipative_ground() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/biped_walk.yaml");
-    let mut prob =
-        load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
-    prob.solver.print_level = 0;
-    prob.solver.progress_bar = false;
+    let prob = walk();
     let outcome = converged(&prob);
     let e = &outcome.energy;
     assert_dissipative(&prob, e, 0.01 * e.actuator_positive_work);
@@ -174,11 +180,7 @@ fn deepest_dip(outcome: &Outcome) -> f64 {
 /// it).
 #[test]
 fn penetration_rows_bound_the_dips_between_the_points() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/biped_walk.yaml");
-    let mut prob =
-        load_problem(&path, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
-    prob.solver.print_level = 0;
-    prob.solver.progress_bar = false;
+    let mut prob = walk();
     let free = deepest_dip(&converged(&prob));
     let depth = 2.5e-4;
     assert!(free > depth, "the walk without the rows dips only {free} m");
