@@ -75,9 +75,11 @@ constraints:\n  - frame_orientation: {frame: torso, rpy: [0, 0.1, 0], time: 0.2}
 
 /// The biped's toes beside a box's rounded edge (in its fillet with the ground): every
 /// curvature term of the contact conditions is non-zero.
-const BIPED_CONTACT: &str = "name: bc\nrobot: ROBOTS/planar_biped.urdf\nbase: planar\nduration: 0.2\n\
+const BIPED_CONTACT: &str =
+    "name: bc\nrobot: ROBOTS/planar_biped.urdf\nbase: planar\nduration: 0.2\n\
 stages: 2\ninitial: {q: {base_z: 0.9}}\ncosts: {effort: 0.01}\n\
-terrain: {friction: 0.7, edge_radius: 0.04, penetration: 0.001, boxes: [{x: [0.2, 0.6], top: 0.09}]}\n";
+terrain: {friction: 0.7, edge_radius: 0.04, penetration: 0.001, dissipative_knots: true,
+  boxes: [{x: [0.2, 0.6], top: 0.09}]}\n";
 
 /// Clearance from the box of [`BIPED_CONTACT`]: samples beside it, off its top edge and
 /// above its top (`obstacle_clearance`), on a foot and a shank.
@@ -89,7 +91,8 @@ const BIPED_CLEARANCE: &str = "constraints:\n  \
 /// The quadruped's front feet over a gap's rounded rim, in 3-D (four friction directions).
 const QUADRUPED_CONTACT: &str = "name: qc\nrobot: ROBOTS/quadruped.urdf\nbase: floating\n\
 duration: 0.2\nstages: 2\ninitial: {q: {base_z: 0.19}}\ncosts: {effort: 0.01}\n\
-terrain: {friction: 0.6, edge_radius: 0.03, penetration: 0.001, gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
+terrain: {friction: 0.6, edge_radius: 0.03, penetration: 0.001, dissipative_knots: true,
+  gaps: [{x: [0.1, 0.3], depth: 0.1}]}\n";
 
 /// Clearance from the gap of [`QUADRUPED_CONTACT`]: the front left foot's centre (one
 /// sample) near the opening's corner, a short segment of the front right foot.

@@ -78,6 +78,12 @@ pub struct ContactModel {
     /// `transcription/terms/contact.rs`. A passive body, or a simulation, lands where it falls
     /// and has no such rows.
     pub penetration: Option<f64>,
+    /// Whether an optimized trajectory of a robot with actuators holds each point's power at
+    /// the VI's interior knots, with the knot velocity the integrator carries there, at most
+    /// zero: the knot power rows of `transcription/terms/contact.rs`. Off by default: a
+    /// landing inside a stage makes that velocity point away from the ground at the next knot
+    /// (the stage's polynomial dips and rebounds), and the rows then ask for soft landings.
+    pub dissipative_knots: bool,
 }
 
 /// The default [`ContactModel::reach`] (m).
@@ -116,6 +122,7 @@ impl ContactModel {
             creep: 0.0,
             reach: DEFAULT_REACH,
             penetration: None,
+            dissipative_knots: false,
         }
     }
 
@@ -198,6 +205,15 @@ pub struct ContactSample {
     pub gap_rates: Vec<f64>,
     /// `∂φ̇_l/∂q = ∇φᵀ ∂(J_l v)/∂q + (J_l v)ᵀ ∇²φ J_l` (one row per point).
     pub gap_rates_dq: DMatrix<f64>,
+    /// Each point's power at another velocity than its rows' (W; see
+    /// [`ContactSample::evaluate_powers`]).
+    pub powers: Vec<f64>,
+    /// `∂P_l/∂q` (one row per point).
+    pub powers_dq: DMatrix<f64>,
+    /// `∂P_l/∂v = f_lᵀ J_l` (one row per point).
+    pub powers_dv: DMatrix<f64>,
+    /// `∂P_l/∂z_l` (one row per point, one column per variable of the point).
+    pub powers_dz: DMatrix<f64>,
     dvel: DMatrix<f64>,
     pair_jacobian: DMatrix<f64>,
 }
@@ -223,6 +239,10 @@ impl ContactSample {
             pair_gaps_dq: DMatrix::zeros(m, n),
             gap_rates: vec![0.0; m],
             gap_rates_dq: DMatrix::zeros(m, n),
+            powers: vec![0.0; m],
+            powers_dq: DMatrix::zeros(m, n),
+            powers_dv: DMatrix::zeros(m, n),
+            powers_dz: DMatrix::zeros(m, contact.per_site()),
             dvel: DMatrix::zeros(3, n),
             pair_jacobian: DMatrix::zeros(3, n),
         }
@@ -344,6 +364,49 @@ impl ContactSample {
             for j in 0..contact.directions {
                 let (d, _) = frame.direction(j);
                 fz.column_mut(contact.friction(j)).copy_from(&(d * sigma));
+            }
+        }
+    }
+}
+
+impl ContactSample {
+    /// Evaluates each point's power `P_l = f_l · J_l(q) v`, the rate at which its force does
+    /// work on the robot moving with another velocity `v` than its rows', at the configuration
+    /// and forces of the last [`ContactSample::evaluate`] (`ws` must hold its forward
+    /// kinematics), with `∂P_l/∂q = (J_l v)ᵀ ∂f_l/∂q + f_lᵀ ∂(J_l v)/∂q`, `∂P_l/∂v = f_lᵀ J_l`
+    /// and `∂P_l/∂z_l = σ (n̂, 0, d̂_j)ᵀ J_l v`, when `derivatives` is set (the evaluation must
+    /// then have computed its derivatives too).
+    ///
+    /// # Panics
+    /// If `v` has the wrong length.
+    pub fn evaluate_powers(
+        &mut self,
+        model: &Model,
+        contact: &ContactModel,
+        ws: &Workspace,
+        v: &[f64],
+        derivatives: bool,
+    ) {
+        assert_eq!(v.len(), model.dof(), "v must have n entries");
+        let sigma = contact.force_scale;
+        for (l, site) in contact.sites.iter().enumerate() {
+            let frame = &self.frames[l];
+            let pdot = times_vector(&self.jacobians[l], v);
+            let force = self.forces[l];
+            self.powers[l] = force.dot(&pdot);
+            self.powers_dz.row_mut(l).fill(0.0);
+            self.powers_dz[(l, NORMAL)] = sigma * frame.normal.dot(&pdot);
+            for j in 0..contact.directions {
+                self.powers_dz[(l, contact.friction(j))] = sigma * frame.direction(j).0.dot(&pdot);
+            }
+            if !derivatives {
+                continue;
+            }
+            point_velocity_derivative(model, ws, site.body, &site.offset, v, &mut self.dvel);
+            for c in 0..model.dof() {
+                self.powers_dq[(l, c)] =
+                    pdot.dot(&column(&self.forces_dq[l], c)) + force.dot(&column(&self.dvel, c));
+                self.powers_dv[(l, c)] = force.dot(&column(&self.jacobians[l], c));
             }
         }
     }

@@ -9,6 +9,8 @@
 //!   reach: 0.002                  # farthest from the ground an optimized contact force acts, m
 //!   penetration: 0.0009           # deepest an optimized motion may dip between two points,
 //!                                 #   m (default: not bounded)
+//!   dissipative_knots: true       # the ground does no work at the VI's knots, with the knot
+//!                                 #   velocity it reports (default false)
 //!   boxes: [{x: [0.3, 0.5], y: [-1, 1], top: 0.16}]   # y optional: across the whole width
 //!   gaps:  [{x: [0.15, 0.23], depth: 0.1}]             # y optional likewise
 //! contacts: [l_heel, l_toe]       # which contact points touch it (default: all of them)
@@ -32,6 +34,8 @@ pub(crate) struct TerrainFile {
     creep: f64,
     reach: Option<f64>,
     penetration: Option<f64>,
+    #[serde(default)]
+    dissipative_knots: bool,
     #[serde(default)]
     boxes: Vec<BoxFile>,
     #[serde(default)]
@@ -258,5 +262,6 @@ pub(crate) fn contact_model(
     contact.creep = creep;
     contact.reach = reach;
     contact.penetration = penetration;
+    contact.dissipative_knots = t.dissipative_knots;
     Ok(Some(contact))
 }

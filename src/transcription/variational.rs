@@ -237,6 +237,17 @@ impl<'a> VariationalNlp<'a> {
                     .collect(),
             )
         };
+        // At an interior knot, the velocity of the discrete Legendre transform with the mass
+        // matrix frozen, over the control points of the stages on either side.
+        let (knot_before, knot_after) = gal.knot_velocity();
+        let knot_velocity = |k: usize| {
+            let mut terms: Vec<(usize, f64)> = (0..=s)
+                .map(|be| (points.q[(k - 1) * s + be], knot_before[be] / dt))
+                .collect();
+            terms[s].1 += knot_after[0] / dt;
+            terms.extend((1..=s).map(|be| (points.q[k * s + be], knot_after[be] / dt)));
+            VelocityMap::Combination(terms)
+        };
         let velocity = (0..num_points)
             .map(|g| {
                 let (k, al) = if g == num_points - 1 {
@@ -256,6 +267,7 @@ impl<'a> VariationalNlp<'a> {
                         Some(start) => Some((VelocityMap::Variables(start), 0.0)),
                         None => (al == 0 && k > 0).then(|| (slope(k - 1, s), gal.w(s) * dt)),
                     },
+                    knot: (al == 0 && k > 0).then(|| knot_velocity(k)),
                 }
             })
             .collect();

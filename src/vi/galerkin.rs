@@ -153,6 +153,38 @@ impl Galerkin {
         }
     }
 
+    /// The velocity at a knot of the discrete Legendre transform with the mass matrix held
+    /// constant, as weights on the control points of the stage before the knot (`before[β]`,
+    /// `q^{k−1,β}`) and of the stage after it (`after[β]`, `q^{k,β}`), in units of `1/Δt`.
+    ///
+    /// At a knot the momentum the DEL equations carry (Eq. 7) is `p^k = D₂L_d^{k−1} + F⁺ =
+    /// −D₁L_d^k − F⁻`, with the knot's own impulse split by the equal end weights `w⁰ = w^s`;
+    /// the mean of the two sides cancels the knot's forces and potential, and with a constant
+    /// `M` leaves the kinetic parts, `p^k = M v^k` with
+    ///
+    /// ```text
+    /// v^k = ½ (Σ_α a^{sα} q̇^{k−1,α} − Σ_α a^{0α} q̇^{k,α}),   q̇^{k,α} = (1/Δt) Σ_β b^{αβ} q^{k,β}.
+    /// ```
+    ///
+    /// It is what `knots.csv` reports at a knot (`M⁻¹p^k`) up to the change of `M` within the
+    /// two stages, a function of the configurations alone: for `s = 1` the central difference
+    /// `(q^{k+1} − q^{k−1}) / 2Δt`, for `s = 2` the five-point difference of order 4, and for
+    /// every `s` exact on polynomials of degree `2⌊s/2⌋ + 2`.
+    pub fn knot_velocity(&self) -> (Vec<f64>, Vec<f64>) {
+        let (s, m) = (self.s, self.s + 1);
+        let side = |end: usize, sign: f64| -> Vec<f64> {
+            (0..m)
+                .map(|be| {
+                    0.5 * sign
+                        * (0..m)
+                            .map(|al| self.a(end, al) * self.b(al, be))
+                            .sum::<f64>()
+                })
+                .collect()
+        };
+        (side(s, 1.0), side(0, -1.0))
+    }
+
     /// The Bernstein coefficients of the derivative of Eq. 2's Lagrange interpolant on the unit
     /// interval, as weights on the control points: row `i = 0..s` gives `h_i = Σ_β h_{iβ} q^β`
     /// with `dq/dτ = Σ_i h_i C(s−1, i) τ^i (1 − τ)^{s−1−i}` (the hodograph of the interpolant's
@@ -244,6 +276,35 @@ fn lobatto(s: usize) -> (Vec<f64>, Vec<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The knot velocity of the frozen-mass Legendre transform: the closed forms for `s = 1, 2`
+    /// and exactness on polynomials of degree `2⌊s/2⌋ + 2`.
+    #[test]
+    fn knot_velocity_is_the_legendre_transforms() {
+        // s = 1: (q(1) − q(−1)) / 2, the knot's own point cancelling.
+        let (before, after) = Galerkin::trapezoid().knot_velocity();
+        assert!((before[0] + 0.5).abs() < 1e-14 && (after[1] - 0.5).abs() < 1e-14);
+        assert!((before[1] + after[0]).abs() < 1e-14, "{before:?} {after:?}");
+        // s = 2: (q(−1) − 8 q(−½) + 8 q(½) − q(1)) / 6, the knot's own point cancelling.
+        let (before, after) = Galerkin::simpson().knot_velocity();
+        let (b, a) = ([1.0 / 6.0, -4.0 / 3.0], [4.0 / 3.0, -1.0 / 6.0]);
+        assert!((before[0] - b[0]).abs() < 1e-14 && (before[1] - b[1]).abs() < 1e-14);
+        assert!((after[1] - a[0]).abs() < 1e-14 && (after[2] - a[1]).abs() < 1e-14);
+        assert!((before[2] + after[0]).abs() < 1e-14, "{before:?} {after:?}");
+        for s in 1..=MAX_STAGE_ORDER {
+            let g = Galerkin::new(s).unwrap();
+            let (before, after) = g.knot_velocity();
+            for deg in 1..=2 * (s / 2) + 2 {
+                // q(t) = t^deg about the knot at t = 0, one unit stage on each side.
+                let q = |t: f64| t.powi(deg as i32);
+                let v: f64 = (0..=s)
+                    .map(|be| before[be] * q(g.nodes()[be] - 1.0) + after[be] * q(g.nodes()[be]))
+                    .sum();
+                let exact = if deg == 1 { 1.0 } else { 0.0 };
+                assert!((v - exact).abs() < 1e-9, "s={s} deg={deg}: {v}");
+            }
+        }
+    }
 
     #[test]
     fn trapezoid_is_example_1() {

@@ -27,6 +27,21 @@
 //! ahead, the quadratic through `q_p` with the slope `v_p` to `q_{p+1}` (in the Simpson VI
 //! exactly the stage's Lagrange interpolant) has at the middle, to first order in the gap, the
 //! gap `¾ φ(q_p) + ¼ φ(q_{p+1}) + (h/4) φ̇(q_p, v_p)`, and it is held `≥ −ε`.
+//!
+//! At an interior knot of the VI the point has two slopes, and the slip rows keep the
+//! following one, but the velocity the integrator carries there (`knots.csv`'s, with which the
+//! knot's impulse is weighed in the energy account) is that of the discrete Legendre transform,
+//! `vᵏ`, which also bends with the change of the stages' accelerations across the knot. A point
+//! that sticks across a knot and is carried away just after it (a foot loaded at its liftoff
+//! knot) moves with `vᵏ` while both slopes rest, and its friction and normal force then push it
+//! along. Where the problem asks (`terrain.dissipative_knots`), for a robot with actuators, with
+//! smoothing, the transcription holds every point's power at every interior knot,
+//! `f_l · J_l(q) vᵏ / σ ≤ κ_P μ² / h` (`κ_P` = [`POWER_SLACK`], `h` the time to the next point;
+//! `vᵏ` with the mass matrix frozen, [`crate::vi::Galerkin::knot_velocity`]): the ground does
+//! no work at the knots. Not by default: a point landing inside a stage follows the stage's
+//! polynomial into the ground and back, so at the next knot `vᵏ` points away from the ground
+//! while the landing force still acts, and the rows then ask for soft landings (the jump chain
+//! does not converge with them; ARCHITECTURE.md, "Contact").
 
 use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL, SLIDING};
@@ -118,6 +133,14 @@ impl Contact {
         self.model.sites.len() * self.model.per_site()
     }
 
+    /// The own variables of contact point `l` that move its force: `c` and the `b_j`.
+    fn force_own(&self, l: usize) -> impl Iterator<Item = usize> + '_ {
+        let k = self.model.per_site();
+        std::iter::once(NORMAL)
+            .chain((0..self.model.directions).map(|j| self.model.friction(j)))
+            .map(move |v| l * k + v)
+    }
+
     fn smoothed(&self) -> bool {
         matches!(self.method, ComplementarityMethod::Smoothing { .. })
     }
@@ -161,6 +184,17 @@ impl Contact {
     /// every point but the last, for a robot with actuators whose problem bounds the dips.
     fn penetration_rows(&self, p: &PointInfo) -> usize {
         if self.actuated && self.model.penetration.is_some() && !p.is_last() {
+            self.model.sites.len()
+        } else {
+            0
+        }
+    }
+
+    /// The knot power rows `f_l · J_l vᵏ / σ − κ_P μ² / h ≤ 0`, one per contact point, at the
+    /// interior knots of the VI, with smoothing, for a robot with actuators whose problem asks
+    /// for them (`terrain.dissipative_knots`).
+    fn power_rows(&self, p: &PointInfo) -> usize {
+        if self.model.dissipative_knots && self.smoothed() && self.actuated && p.knot_velocity {
             self.model.sites.len()
         } else {
             0
@@ -256,9 +290,13 @@ impl PointTerm for Contact {
 
     /// The conditions' rows (`≥ 0`), with smoothing one Fischer–Burmeister row (`= 0`) per
     /// pair after them, at the first point its own gaps, with smoothing the reach rows, then the
-    /// penetration rows.
+    /// penetration rows and the knot power rows.
     fn rows(&self, p: &PointInfo) -> usize {
-        self.paired_rows() + self.own_gap_rows(p) + self.reach_rows() + self.penetration_rows(p)
+        self.paired_rows()
+            + self.own_gap_rows(p)
+            + self.reach_rows()
+            + self.penetration_rows(p)
+            + self.power_rows(p)
     }
 
     /// The conditions `≥ 0`. With smoothing the conditions are free rows and only the
@@ -303,6 +341,10 @@ impl PointTerm for Contact {
         let penetration = reach + self.reach_rows();
         let depth = self.model.penetration.unwrap_or(0.0);
         lower[penetration..penetration + self.penetration_rows(p)].fill(-depth);
+        let power = penetration + self.penetration_rows(p);
+        let powers = power..power + self.power_rows(p);
+        lower[powers.clone()].fill(f64::NEG_INFINITY);
+        upper[powers].fill(0.0);
     }
 
     fn jacobian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
@@ -360,6 +402,13 @@ impl PointTerm for Contact {
             out.extend(chain.iter().map(|&j| (penetration + l, ix.v(j))));
             out.extend(chain.iter().map(|&j| (penetration + l, ix.q_next(j))));
         }
+        let power = penetration + self.penetration_rows(p);
+        for l in 0..self.power_rows(p) {
+            let chain = &self.chains[l];
+            out.extend(chain.iter().map(|&j| (power + l, ix.q(j))));
+            out.extend(chain.iter().map(|&j| (power + l, ix.v_knot(j))));
+            out.extend(self.force_own(l).map(|z| (power + l, ix.own(z))));
+        }
     }
 
     fn evaluate(
@@ -371,6 +420,17 @@ impl PointTerm for Contact {
         jac: Option<&mut [f64]>,
     ) {
         self.sample(local, scratch, jac.is_some());
+        if self.power_rows(p) > 0
+            && let Some(sample) = scratch.contact.as_mut()
+        {
+            sample.evaluate_powers(
+                local.model,
+                &self.model,
+                &scratch.kin,
+                local.v_knot,
+                jac.is_some(),
+            );
+        }
         let Some(sample) = scratch.contact.as_ref() else {
             return;
         };
@@ -418,6 +478,12 @@ impl PointTerm for Contact {
             rows[penetration + l] = 0.75 * sample.rows[l * k + GAP]
                 + 0.25 * sample.pair_gaps[l]
                 + quarter * sample.gap_rates[l];
+        }
+        let power = penetration + self.penetration_rows(p);
+        let scale = 1.0 / self.model.force_scale;
+        let slack = POWER_SLACK * mu * mu / p.interval.max(f64::MIN_POSITIVE);
+        for l in 0..self.power_rows(p) {
+            rows[power + l] = scale * sample.powers[l] - slack;
         }
         let Some(jv) = jac else { return };
         let constant = &self.constant;
@@ -517,6 +583,20 @@ impl PointTerm for Contact {
                 e += 1;
             }
         }
+        for (l, chain) in self.chains.iter().enumerate().take(self.power_rows(p)) {
+            for &j in chain {
+                jv[e] = scale * sample.powers_dq[(l, j)];
+                e += 1;
+            }
+            for &j in chain {
+                jv[e] = scale * sample.powers_dv[(l, j)];
+                e += 1;
+            }
+            for z in self.force_own(l) {
+                jv[e] = scale * sample.powers_dz[(l, z - l * k)];
+                e += 1;
+            }
+        }
     }
 
     fn set_smoothing(&mut self, mu: f64) {
@@ -596,7 +676,7 @@ impl PointTerm for Contact {
 
     /// The gap rows curve in `q⁺`, the slip rows in `q` and `(q, v)`; the variables enter the
     /// rows linearly. The penalty adds each pair's variable against its row's arguments.
-    fn hessian_pattern(&self, _p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
+    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
         for &a in &self.joints {
             for &b in &self.joints {
                 if a >= b {
@@ -628,6 +708,12 @@ impl PointTerm for Contact {
                     .chain(chain.iter().map(|&c| ix.v(c)))
                     .chain(chain.iter().map(|&c| ix.q_next(c)))
                     .chain((0..k).map(|v| ix.own(l * k + v)))
+                    .chain(
+                        chain
+                            .iter()
+                            .filter(|_| self.power_rows(p) > 0)
+                            .map(|&c| ix.v_knot(c)),
+                    )
                     .collect();
                 for &a in &vars {
                     for &b in &vars {
@@ -728,5 +814,10 @@ const REGULARIZATION: f64 = 1e-4;
 /// `c ≈ μ²/φ(q⁺)` of its next point's gap, so its row holds while its gap shrinks by less than
 /// `κ` times from one point to the next beyond the reach `δ`.
 const REACH_SLACK: f64 = 10.0;
+/// `κ_P` of the knot power rows `f·J vᵏ/σ ≤ κ_P μ²/h`: with smoothing a point carries the
+/// force `c ≈ μ²/φ(q⁺)` of its next point's gap, and leaving the ground at `φ̇` it reaches
+/// `φ(q⁺) ≈ φ̇ h` at the next point, `h` ahead, so its power is about `μ²/h`. Measured on the
+/// gaps walk: with 4 its last smoothing level took 245 iterations, with 20 it took 52.
+const POWER_SLACK: f64 = 20.0;
 /// Starting sliding speed beyond the guess's own (m/s).
 const START_SLIDING: f64 = 0.01;

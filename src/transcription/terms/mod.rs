@@ -5,14 +5,17 @@
 //! collocation's knots and midpoints). At each point the terms see one *local* vector
 //!
 //! ```text
-//! [ q_p (n) | v_p (n) | v⁻_p (n) | u_p (n_u) | q_p⁺ (n) | own_p (the terms' own variables, in order) ]
+//! [ q_p (n) | v_p (n) | v⁻_p (n) | vᵏ_p (n) | u_p (n_u) | q_p⁺ (n) | own_p (the terms' own variables, in order) ]
 //! ```
 //!
 //! where `v_p` is the velocity at the point: a decision variable in Hermite–Simpson, a linear
 //! combination of the stage's control points in the VI (the slope of its Lagrange interpolant,
 //! [`VelocityMap`], the following stage's at a knot), `v⁻_p` the slope the stage before a VI
 //! knot ends on (the VI's interpolant has a kink at a knot wherever a force acts there) and at
-//! the first and last points the boundary velocity (zero elsewhere, [`PointVelocity`]), and
+//! the first and last points the boundary velocity (zero elsewhere, [`PointVelocity`]), `vᵏ_p`
+//! at an interior VI knot the velocity of the discrete Legendre transform there with the mass
+//! matrix frozen (a combination of the two stages' control points,
+//! [`crate::vi::Galerkin::knot_velocity`]; what `knots.csv` reports; zero elsewhere), and
 //! `q_p⁺` the configuration of the next point (the point's own at the last), where a contact
 //! force at `p` meets the ground it answers for (`terms/contact.rs`). A term may add variables
 //! of its own at a point
@@ -74,6 +77,9 @@ pub(crate) struct PointVelocity {
     /// weight; at the first and last points the velocity the boundary conditions name (the
     /// VI's `v⁰`, `v^N` of the discrete Legendre transform), weighted 0, where it is a variable.
     pub before: Option<(VelocityMap, f64)>,
+    /// At an interior knot of the VI, the knot's velocity `vᵏ_p` of the discrete Legendre
+    /// transform with the mass matrix frozen.
+    pub knot: Option<VelocityMap>,
 }
 
 impl PointVelocity {
@@ -83,6 +89,7 @@ impl PointVelocity {
             v,
             weight,
             before: None,
+            knot: None,
         }
     }
 }
@@ -104,6 +111,8 @@ pub(crate) struct PointInfo {
     pub velocity_weight: f64,
     /// See `velocity_weight`.
     pub before_weight: f64,
+    /// Whether the point has a knot velocity `vᵏ_p` (an interior knot of the VI).
+    pub knot_velocity: bool,
     /// The problem fixes every joint's configuration here (the first point when `initial.q`
     /// fixes all joints, the last when `final.q` does). A row of the configuration alone is a
     /// constant there, a combination of the variables' bounds: the terms leave such rows out,
@@ -142,17 +151,21 @@ impl LocalIndex {
     pub fn v_before(&self, i: usize) -> usize {
         2 * self.n + i
     }
+    /// Index of `vᵏ_i`.
+    pub fn v_knot(&self, i: usize) -> usize {
+        3 * self.n + i
+    }
     /// Index of `u_c`.
     pub fn u(&self, c: usize) -> usize {
-        3 * self.n + c
+        4 * self.n + c
     }
     /// Index of `q⁺_i`, the next point's configuration.
     pub fn q_next(&self, i: usize) -> usize {
-        3 * self.n + self.n_u + i
+        4 * self.n + self.n_u + i
     }
     /// Index of the term's own variable `j`.
     pub fn own(&self, j: usize) -> usize {
-        4 * self.n + self.n_u + self.own_offset + j
+        5 * self.n + self.n_u + self.own_offset + j
     }
 }
 
@@ -167,6 +180,8 @@ pub(crate) struct Local<'a> {
     pub v: &'a [f64],
     /// `v⁻_p` (zero where the point has one velocity).
     pub v_before: &'a [f64],
+    /// `vᵏ_p` (zero where the point has none).
+    pub v_knot: &'a [f64],
     /// `u_p`.
     pub u: &'a [f64],
     /// The term's own variables at the point.
@@ -374,6 +389,7 @@ struct PointPlan {
     u: usize,
     v: VelocityMap,
     v_before: VelocityMap,
+    v_knot: VelocityMap,
     /// Global start and count of the point's own variables (all terms).
     own: usize,
     own_len: usize,
@@ -395,30 +411,35 @@ impl PointPlan {
     fn expand(&self, n: usize, n_u: usize, a: usize) -> Vec<(usize, f64)> {
         if a < n {
             vec![(self.q + a, 1.0)]
-        } else if a < 3 * n {
-            let (map, i) = if a < 2 * n {
-                (&self.v, a - n)
-            } else {
-                (&self.v_before, a - 2 * n)
-            };
+        } else if a < 4 * n {
+            let (map, i) = (self.velocity((a - n) / n), a % n);
             match map {
                 VelocityMap::Variables(start) => vec![(start + i, 1.0)],
                 VelocityMap::Combination(terms) => {
                     terms.iter().map(|&(start, c)| (start + i, c)).collect()
                 }
             }
-        } else if a < 3 * n + n_u {
-            vec![(self.u + a - 3 * n, 1.0)]
         } else if a < 4 * n + n_u {
-            vec![(self.q_next + a - 3 * n - n_u, 1.0)]
+            vec![(self.u + a - 4 * n, 1.0)]
+        } else if a < 5 * n + n_u {
+            vec![(self.q_next + a - 4 * n - n_u, 1.0)]
         } else {
-            vec![(self.own + a - 4 * n - n_u, 1.0)]
+            vec![(self.own + a - 5 * n - n_u, 1.0)]
+        }
+    }
+
+    /// The point's velocity block `b` of the local vector: `v`, `v⁻`, `vᵏ`.
+    fn velocity(&self, b: usize) -> &VelocityMap {
+        match b {
+            0 => &self.v,
+            1 => &self.v_before,
+            _ => &self.v_knot,
         }
     }
 
     /// Builds the global gradient, Jacobian and Hessian triplets of the point and their shares.
     fn build_maps(&mut self, n: usize, n_u: usize) {
-        for a in 0..4 * n + n_u + self.own_len {
+        for a in 0..5 * n + n_u + self.own_len {
             for (slot, coeff) in self.expand(n, n_u, a) {
                 self.grad_shares.push(Share {
                     entry: a,
@@ -481,9 +502,9 @@ impl PointPlan {
     /// Copies the point's local vector out of `x`.
     fn gather(&self, n: usize, n_u: usize, x: &[f64], local: &mut [f64]) {
         local[..n].copy_from_slice(&x[self.q..self.q + n]);
-        for (map, out) in [(&self.v, 1), (&self.v_before, 2)] {
-            let slot = &mut local[out * n..(out + 1) * n];
-            match map {
+        for b in 0..3 {
+            let slot = &mut local[(b + 1) * n..(b + 2) * n];
+            match self.velocity(b) {
                 VelocityMap::Variables(start) => slot.copy_from_slice(&x[*start..*start + n]),
                 VelocityMap::Combination(terms) => {
                     for (i, v) in slot.iter_mut().enumerate() {
@@ -492,9 +513,9 @@ impl PointPlan {
                 }
             }
         }
-        local[3 * n..3 * n + n_u].copy_from_slice(&x[self.u..self.u + n_u]);
-        local[3 * n + n_u..4 * n + n_u].copy_from_slice(&x[self.q_next..self.q_next + n]);
-        let o = 4 * n + n_u;
+        local[4 * n..4 * n + n_u].copy_from_slice(&x[self.u..self.u + n_u]);
+        local[4 * n + n_u..5 * n + n_u].copy_from_slice(&x[self.q_next..self.q_next + n]);
+        let o = 5 * n + n_u;
         local[o..o + self.own_len].copy_from_slice(&x[self.own..self.own + self.own_len]);
     }
 }
@@ -559,7 +580,7 @@ impl PointState {
         plan.gather(n, n_u, x, &mut self.local);
         forward_kinematics(model, &mut self.scratch.kin, &self.local[..n]);
         if next {
-            let q_next = &self.local[3 * n + n_u..4 * n + n_u];
+            let q_next = &self.local[4 * n + n_u..5 * n + n_u];
             forward_kinematics(model, &mut self.scratch.kin_next, q_next);
         }
     }
@@ -627,6 +648,7 @@ impl<'a> Terms<'a> {
                 interval: points.times.get(p + 1).map_or(0.0, |t| t - points.times[p]),
                 velocity_weight: velocity.weight,
                 before_weight,
+                knot_velocity: velocity.knot.is_some(),
                 fixed_configuration: fixed_configuration(prob, p, count),
             };
             let point_own = own;
@@ -660,6 +682,9 @@ impl<'a> Terms<'a> {
                 u: points.u[p],
                 v: velocity.v,
                 v_before,
+                v_knot: velocity
+                    .knot
+                    .unwrap_or(VelocityMap::Combination(Vec::new())),
                 own: point_own,
                 own_len: own - point_own,
                 blocks,
@@ -682,7 +707,7 @@ impl<'a> Terms<'a> {
         let states = plans
             .iter()
             .map(|plan| {
-                let len = 4 * n + n_u + plan.own_len;
+                let len = 5 * n + n_u + plan.own_len;
                 let vars = plan.curvature.vars.len();
                 PointState {
                     scratch: Scratch {
@@ -774,6 +799,7 @@ impl<'a> Terms<'a> {
                     q,
                     v: &v,
                     v_before: &v,
+                    v_knot: &v,
                     u: &u,
                     own: &own,
                 };
@@ -1174,12 +1200,12 @@ impl<'a> Terms<'a> {
         }
         let (n, n_u, model) = (self.n, self.n_u, self.model);
         let plan = &self.plans[p];
-        fs.local.resize(4 * n + n_u + plan.own_len, 0.0);
+        fs.local.resize(5 * n + n_u + plan.own_len, 0.0);
         plan.gather(n, n_u, x, &mut fs.local);
         fs.local[..n].copy_from_slice(q);
         forward_kinematics(model, &mut fs.scratch.kin, q);
         if self.next {
-            let q_next = &fs.local[3 * n + n_u..4 * n + n_u];
+            let q_next = &fs.local[4 * n + n_u..5 * n + n_u];
             forward_kinematics(model, &mut fs.scratch.kin_next, q_next);
         }
         for (t, (term, b)) in self.terms.iter().zip(&plan.blocks).enumerate() {
@@ -1345,11 +1371,11 @@ fn kinematics_of(
 ) {
     if a < n {
         forward_kinematics(model, &mut scratch.kin, &local[..n]);
-    } else if (3 * n + n_u..4 * n + n_u).contains(&a) {
+    } else if (4 * n + n_u..5 * n + n_u).contains(&a) {
         forward_kinematics(
             model,
             &mut scratch.kin_next,
-            &local[3 * n + n_u..4 * n + n_u],
+            &local[4 * n + n_u..5 * n + n_u],
         );
     }
 }
@@ -1362,7 +1388,8 @@ fn view<'a>(model: &'a Model, ix: &LocalIndex, local: &'a [f64], own_len: usize)
         q: &local[..n],
         v: &local[n..2 * n],
         v_before: &local[2 * n..3 * n],
-        u: &local[3 * n..3 * n + ix.n_u],
+        v_knot: &local[3 * n..4 * n],
+        u: &local[4 * n..4 * n + ix.n_u],
         own: &local[ix.own(0)..ix.own(0) + own_len],
     }
 }
