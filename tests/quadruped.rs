@@ -87,8 +87,9 @@ fn the_committed_flat_walk_converged() {
     is_a_converged_walk(WALK, false);
 }
 
+/// The gaps walk steps over both gaps on a ground that does no work at the knots
+/// (`terrain.dissipative_knots`).
 #[test]
-#[ignore = "the committed gaps walk ends Acceptable: its ground's positive work is 0.060 of the actuators' (0.05 allowed), README \"Contact\""]
 fn the_committed_gaps_walk_converged_and_steps() {
     is_a_converged_walk(GAPS, true);
 }
@@ -405,7 +406,7 @@ fn the_flat_walk_converges() {
 
 /// The gaps walk's solve from its trot ends `Converged`.
 #[test]
-#[ignore = "it ends Acceptable (the ground's positive work 0.060 of the actuators', 0.05 allowed), after minutes in release"]
+#[ignore = "a solve of minutes in release; run with --release -- --ignored"]
 fn the_gaps_walk_converges() {
     converges(&load(GAPS));
 }
