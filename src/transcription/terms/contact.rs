@@ -701,6 +701,12 @@ impl PointTerm for Contact {
             }
         }
         if self.smoothed() {
+            // The knot power rows curve in (q, vᵏ) and (vᵏ, the forces) too.
+            let knot_columns = if self.power_rows(p) > 0 {
+                usize::MAX
+            } else {
+                0
+            };
             for (l, chain) in self.chains.iter().enumerate() {
                 let vars: Vec<usize> = chain
                     .iter()
@@ -708,12 +714,7 @@ impl PointTerm for Contact {
                     .chain(chain.iter().map(|&c| ix.v(c)))
                     .chain(chain.iter().map(|&c| ix.q_next(c)))
                     .chain((0..k).map(|v| ix.own(l * k + v)))
-                    .chain(
-                        chain
-                            .iter()
-                            .filter(|_| self.power_rows(p) > 0)
-                            .map(|&c| ix.v_knot(c)),
-                    )
+                    .chain(chain.iter().map(|&c| ix.v_knot(c)).take(knot_columns))
                     .collect();
                 for &a in &vars {
                     for &b in &vars {
