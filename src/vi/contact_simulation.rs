@@ -18,7 +18,7 @@
 //! "Contact").
 
 use super::simulate::{
-    Charts, EnergyMeter, Simulation, SimulationOptions, StepFailure, Trajectory,
+    Charts, EnergyMeter, STEP_SPLITS, Simulation, SimulationOptions, StepFailure, Trajectory,
 };
 use super::{Galerkin, PointLoad, Stage, StageJacobian, StageWorkspace, linearize};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL, SLIDING};
@@ -91,9 +91,6 @@ const SMOOTHING_END: f64 = 1e-6;
 /// statically indeterminate contact (a box on its face) are unique; at rest it lets a point
 /// sink by `ε c` (10⁻⁹ m per unit of the force scale).
 const COMPLIANCE: f64 = 1e-9;
-
-/// How many times a step that cannot be solved is halved before the simulation stops.
-const SPLITS: u32 = 4;
 
 /// How close to its solution the smoothed system must be, relative to `μ`, before `μ`
 /// shrinks.
@@ -416,7 +413,7 @@ pub fn simulate_with_contact(
     let mut v_knot = v0.to_vec();
     let mut failure = None;
     // March over the grid `kΔt`; a step that cannot be solved is split in halves, down to
-    // Δt/2^SPLITS, and every knot reached is recorded.
+    // Δt/2^STEP_SPLITS, and every knot reached is recorded.
     let end = opts.steps as f64 * dt;
     let mut t0 = 0.0;
     let mut h = dt;
@@ -457,7 +454,7 @@ pub fn simulate_with_contact(
             z_saved.copy_from_slice(&z);
             let knot_factor = knot_factor(gal, h, h_prev);
             let scale = p.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-            let shortest = h <= dt / f64::from(1u32 << SPLITS);
+            let shortest = h <= dt / f64::from(1u32 << STEP_SPLITS);
             predict(gal, h, &v_knot, &mut q);
             match solve_step(
                 &mut st,

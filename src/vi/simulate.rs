@@ -17,6 +17,15 @@ const ROUNDOFF_FLOOR: f64 = 1e4;
 /// progress: below [`ROUNDOFF_FLOOR`] times the tolerance that is round-off, not a bad step.
 const STAGNATION: f64 = 0.5;
 
+/// How many times a step that cannot be solved is halved before the simulation stops (the
+/// shortest step is `Δt/2^STEP_SPLITS`). A step can lose its solution: when a link turns by
+/// about a radian within it (`Δt·ω ≈ 1`, the tip of a whipping 128-link chain), the stage's
+/// DEL Jacobian grows singular along Newton's path (smallest singular value from 0.2 to 10⁻³)
+/// and no damping of the exact direction reaches a root; the halves are solvable, and the
+/// variational integrator stays one (the knot between steps of different lengths matches the
+/// momenta of both, Eq. 5c and 5a).
+pub(crate) const STEP_SPLITS: u32 = 4;
+
 /// Step size, horizon and Newton settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SimulationOptions {
@@ -113,7 +122,9 @@ pub struct Simulation {
 /// The initial momentum is the Legendre transform `p⁰ = M(q0) v0`. Each stage predicts
 /// `q^{k,1..=s}` by a Taylor step with the forward-dynamics acceleration, then runs Newton's method on
 /// Eqs. 5a–5b (6a, 6b, 6d with constraints) with the exact direction and a backtracking line
-/// search on `‖r‖²`; `p^{k+1}` follows from Eq. 5c. `controls(t, u)` fills the actuator torques
+/// search on `‖r‖²`; `p^{k+1}` follows from Eq. 5c. A step Newton cannot solve is split in
+/// halves, down to `Δt/2^STEP_SPLITS`, and every knot reached is recorded (the grid `kΔt`
+/// among them). `controls(t, u)` fills the actuator torques
 /// (in `model.actuated_joints()` order) at time `t`; it is sampled at the control points.
 ///
 /// # Panics
@@ -154,35 +165,44 @@ pub fn simulate(
     q[..n].copy_from_slice(q0);
 
     let mut charts = Charts::new(model, q0);
-    let mut k = 0;
+    // March over the grid `kΔt`; a step that cannot be solved is split in halves, down to
+    // Δt/2^STEP_SPLITS, and every knot reached is recorded.
+    let end = opts.steps as f64 * dt;
+    let shortest = dt / f64::from(1u32 << STEP_SPLITS);
+    let mut t0 = 0.0;
+    let mut h = dt;
+    let mut l_saved = lambda.clone();
     let failure = 'charts: loop {
         let chart_model = charts.model(model);
         let model = &chart_model;
         let mut ws = StageWorkspace::new(model, gal);
         let mut cws = ConstraintWorkspace::new(model, gal, constraints);
         let mut energy = EnergyMeter::new(model);
-        while k < opts.steps {
+        while t0 < end {
             if charts.recentre(model, opts, &mut q[..n], &mut [], &mut [&mut p], &mut traj) {
                 continue 'charts;
             }
-            let t0 = k as f64 * dt;
+            let step = (t0 / dt + 1e-9).floor() as usize;
+            let grid_next = ((step + 1) as f64 * dt).min(end);
+            h = h.min(grid_next - t0);
             for (al, &node) in gal.nodes().iter().enumerate() {
-                controls(t0 + node * dt, &mut u[al * n_u..(al + 1) * n_u]);
+                controls(t0 + node * h, &mut u[al * n_u..(al + 1) * n_u]);
             }
+            l_saved.copy_from_slice(&lambda);
             // Predict q^{k,1..=s} by a second-order Taylor step from the knot, with the velocity
             // M⁻¹p^k and the acceleration of the articulated-body algorithm (constraints ignored).
             {
                 let (qk, rest) = q.split_at_mut(n);
-                let v = &traj.v[k];
+                let v = &traj.v[traj.v.len() - 1];
                 model.passive_forces(qk, v, &mut tau);
                 for (c, &i) in actuated.iter().enumerate() {
                     tau[i] += u[c];
                 }
                 forward_dynamics(model, &mut energy.ws, qk, v, &tau, &mut qdd);
                 for (al, &node) in gal.nodes().iter().enumerate().skip(1) {
-                    let h = node * dt;
+                    let ta = node * h;
                     for i in 0..n {
-                        rest[(al - 1) * n + i] = qk[i] + h * v[i] + 0.5 * h * h * qdd[i];
+                        rest[(al - 1) * n + i] = qk[i] + ta * v[i] + 0.5 * ta * ta * qdd[i];
                     }
                 }
             }
@@ -196,7 +216,7 @@ pub fn simulate(
             for it in 0..opts.max_iterations {
                 iterations = it + 1;
                 let stage = Stage {
-                    dt,
+                    dt: h,
                     p: &p,
                     q: &q,
                     u: &u,
@@ -242,7 +262,7 @@ pub fn simulate(
                         *lt = l + t * d;
                     }
                     let trial = Stage {
-                        dt,
+                        dt: h,
                         p: &p,
                         q: &q_trial,
                         u: &u,
@@ -278,6 +298,11 @@ pub fn simulate(
                 std::mem::swap(&mut lambda, &mut l_trial);
             }
             if !converged {
+                if h > shortest {
+                    lambda.copy_from_slice(&l_saved);
+                    h *= 0.5;
+                    continue;
+                }
                 if failure.is_empty() {
                     failure = format!(
                         "Newton did not converge in {} iterations",
@@ -285,14 +310,14 @@ pub fn simulate(
                     );
                 }
                 break 'charts Some(StepFailure {
-                    step: k,
+                    step,
                     time: t0,
                     message: failure,
                 });
             }
             // p^{k+1} by Eq. 5c at the solution.
             let stage = Stage {
-                dt,
+                dt: h,
                 p: &p,
                 q: &q,
                 u: &u,
@@ -313,10 +338,17 @@ pub fn simulate(
                 );
             }
             p.copy_from_slice(&p_next);
+            t0 += h;
+            if (grid_next - t0).abs() < 1e-12 * dt {
+                t0 = grid_next;
+            }
             traj.iterations.push(iterations);
-            traj.push_knot(&mut energy, (k + 1) as f64 * dt, &q[s * n..], &p);
+            traj.push_knot(&mut energy, t0, &q[s * n..], &p);
             q.copy_within(s * n.., 0);
-            k += 1;
+            // Back to whole steps once the grid is reached again.
+            if t0 == grid_next {
+                h = dt;
+            }
         }
         break None;
     };
