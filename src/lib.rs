@@ -24,6 +24,8 @@
 //! - [`transcription`]: motion problems as NLPs (Simpson VI or Hermite–Simpson), solving them,
 //!   their solutions and dynamic accuracy.
 //! - [`output`]: CSV files, reports, plots and filmstrips, written atomically.
+//! - [`commands`]: what `vito solve`, `vito compare` and `vito simulate` do between loading their
+//!   file and choosing an exit code, shared by the binary and the Python bindings (`python/`).
 //! - [`bench`](mod@bench): the workloads of `vito bench` and the criterion benches.
 //!
 //! Lower layers never import upper ones.
@@ -38,6 +40,7 @@
 
 pub mod bench;
 pub mod collocation;
+pub mod commands;
 pub mod contact;
 pub mod dynamics;
 pub mod interior;

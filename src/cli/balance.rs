@@ -2,11 +2,12 @@
 //! and stance wrenches that hold the robot at rest — and its files.
 
 use super::RasterArg;
-use super::solve::{Tee, exit_for};
+use super::solve::exit_for;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vito::commands::SolverLog;
 use vito::output::{write_atomic, write_balance};
 use vito::problem::{ProblemOverrides, load_problem};
 use vito::transcription::balance;
@@ -40,10 +41,10 @@ pub fn run(args: BalanceArgs) -> anyhow::Result<ExitCode> {
         prob.stances.len(),
         prob.solver.qp
     );
-    let mut log = Tee(Vec::new());
+    let mut log = SolverLog::new(true);
     let bal = balance(&prob, &mut log)?;
     let dir = &prob.output;
-    write_atomic(&dir.join("balance.log"), &log.0).context("writing balance.log")?;
+    write_atomic(&dir.join("balance.log"), &log.into_bytes()).context("writing balance.log")?;
     let files = write_balance(dir, &prob, &bal, args.images.formats())?;
     let r = &bal.result;
     eprintln!(

@@ -43,10 +43,10 @@ pub struct BenchArgs {
     #[arg(long)]
     sqp: bool,
     /// The solver for `--sqp`: auto (each problem's own), interior_point or sqp.
-    #[arg(long, value_parser = super::parse_method)]
+    #[arg(long)]
     method: Option<Method>,
     /// QP backend for `--sqp` (implies the SQP).
-    #[arg(long, value_parser = super::parse_qp)]
+    #[arg(long)]
     qp: Option<QpBackend>,
     /// Directory of the problem files for `--sqp`.
     #[arg(long, default_value = "problems")]

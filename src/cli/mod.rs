@@ -7,6 +7,7 @@ mod model;
 mod robot;
 mod simulate;
 mod solve;
+mod sweep;
 mod view;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,8 @@ enum Command {
     Balance(balance::BalanceArgs),
     /// Simulate a robot with the variational integrator.
     Simulate(simulate::SimulateArgs),
+    /// Solve a family of variants of one problem in parallel and write one table of them.
+    Sweep(sweep::SweepArgs),
     /// Time the integrator's stage algorithms against the paths they replace.
     Bench(bench::BenchArgs),
     /// Draw the 3-D viewer page and the animation of a result directory again.
@@ -99,22 +102,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Robot(a) => robot::run(a),
         Command::Balance(a) => balance::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Sweep(a) => sweep::run(a),
         Command::Bench(a) => bench::run(a),
         Command::View(a) => view::run(a),
-    }
-}
-
-/// Parses `--qp`.
-fn parse_method(s: &str) -> Result<vito::sqp::Method, String> {
-    s.parse()
-}
-
-fn parse_qp(s: &str) -> Result<vito::sqp::QpBackend, String> {
-    match s {
-        "clarabel" => Ok(vito::sqp::QpBackend::Clarabel),
-        "osqp" => Ok(vito::sqp::QpBackend::Osqp),
-        other => Err(format!(
-            "unknown QP backend '{other}' (expected clarabel or osqp)"
-        )),
     }
 }

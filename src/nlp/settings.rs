@@ -17,6 +17,21 @@ pub enum QpBackend {
     Osqp,
 }
 
+impl std::str::FromStr for QpBackend {
+    type Err = String;
+
+    /// The backend a problem file or command line names (`clarabel`, `osqp`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "clarabel" => Ok(Self::Clarabel),
+            "osqp" => Ok(Self::Osqp),
+            other => Err(format!(
+                "unknown QP backend '{other}' (expected clarabel or osqp)"
+            )),
+        }
+    }
+}
+
 /// The algorithm that solves the nonlinear program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -480,5 +495,26 @@ fn nonzero(field: &'static str, value: usize) -> Result<(), SqpError> {
         Ok(())
     } else {
         Err(invalid(field, value, "must be at least 1"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_and_qp_backends_parse_as_files_and_flags_name_them() {
+        assert_eq!("clarabel".parse::<QpBackend>(), Ok(QpBackend::Clarabel));
+        assert_eq!("osqp".parse::<QpBackend>(), Ok(QpBackend::Osqp));
+        let e = "gurobi".parse::<QpBackend>().unwrap_err();
+        assert!(
+            e.contains("'gurobi'") && e.contains("clarabel or osqp"),
+            "{e}"
+        );
+        assert_eq!(
+            "interior_point".parse::<Method>(),
+            Ok(Method::InteriorPoint)
+        );
+        assert!("fast".parse::<Method>().is_err());
     }
 }

@@ -17,6 +17,7 @@ mod simulation_report;
 mod skeleton;
 mod sole;
 mod solve_report;
+mod sweep_figure;
 mod table;
 mod trajectory;
 mod viewer;
@@ -34,10 +35,12 @@ pub use scene::Motion;
 pub use simulation_report::{SimulationReport, write_simulation_report};
 pub use sole::{SoleFigure, SolePanel, write_sole_figure};
 pub use solve_report::{
-    Report, SAMPLES_PER_STAGE, StanceReport, fine_grid, sampled_rows, write_solve_report,
+    Report, SAMPLES_PER_STAGE, StanceReport, fine_grid, sampled_rows, trajectory_header,
+    write_solve_report,
 };
+pub use sweep_figure::{SweepPoint, write_sweep_figure};
 pub use table::write_csv;
-pub use trajectory::write_simulation_csv;
+pub use trajectory::{simulation_table, write_simulation_csv};
 pub use views::{ViewOptions, write_views};
 
 use std::path::PathBuf;

@@ -267,7 +267,10 @@ pub fn fine_grid(sol: &Solution, stages: usize) -> Vec<f64> {
         .collect()
 }
 
-fn header(sol: &Solution) -> Vec<String> {
+/// The columns of `knots.csv` and `trajectory.csv` (the rows of [`sampled_rows`]): `t`,
+/// `q_<joint>…`, `v_<joint>…`, `u_<actuated joint>…`, then the contact columns (per contact
+/// point `fn_P`, `f_P_x`, `f_P_y`, `f_P_z`, `gap_P`) and the stance columns.
+pub fn trajectory_header(sol: &Solution) -> Vec<String> {
     let mut h = vec!["t".to_string()];
     h.extend(sol.joint_names.iter().map(|j| format!("q_{j}")));
     h.extend(sol.joint_names.iter().map(|j| format!("v_{j}")));
@@ -319,11 +322,11 @@ pub fn write_solve_report(
         })
         .collect();
     let knots_path = dir.join("knots.csv");
-    write_csv(&knots_path, &header(sol), &knots)?;
+    write_csv(&knots_path, &trajectory_header(sol), &knots)?;
     let traj_path = dir.join("trajectory.csv");
     write_csv(
         &traj_path,
-        &header(sol),
+        &trajectory_header(sol),
         &sampled_rows(prob, sol, &fine_grid(sol, prob.stages)),
     )?;
     Ok((report, vec![report_path, knots_path, traj_path]))

@@ -4,13 +4,10 @@ use super::{OutputError, write_csv};
 use crate::vi::simulate::Trajectory;
 use std::path::Path;
 
-/// Writes `t, q_<joint>…, v_<joint>…, energy`, one row per knot, with full precision; with
-/// contact also, per contact point `P`, `fn_P` (normal force, N), `f_P_x`, `f_P_y`, `f_P_z`
-/// (world force, N) and `gap_P` (m).
-///
-/// # Errors
-/// An [`OutputError`] naming the file.
-pub fn write_simulation_csv(path: &Path, traj: &Trajectory) -> Result<(), OutputError> {
+/// The columns and rows of a simulated trajectory's CSV file: `t, q_<joint>…, v_<joint>…,
+/// energy`, one row per knot; with contact also, per contact point `P`, `fn_P` (normal force,
+/// N), `f_P_x`, `f_P_y`, `f_P_z` (world force, N) and `gap_P` (m).
+pub fn simulation_table(traj: &Trajectory) -> (Vec<String>, Vec<Vec<f64>>) {
     let mut header = vec!["t".to_string()];
     header.extend(traj.joint_names.iter().map(|j| format!("q_{j}")));
     header.extend(traj.joint_names.iter().map(|j| format!("v_{j}")));
@@ -41,5 +38,14 @@ pub fn write_simulation_csv(path: &Path, traj: &Trajectory) -> Result<(), Output
             row
         })
         .collect();
+    (header, rows)
+}
+
+/// Writes the [`simulation_table`] of `traj` with full precision.
+///
+/// # Errors
+/// An [`OutputError`] naming the file.
+pub fn write_simulation_csv(path: &Path, traj: &Trajectory) -> Result<(), OutputError> {
+    let (header, rows) = simulation_table(traj);
     write_csv(path, &header, &rows)
 }

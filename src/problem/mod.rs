@@ -6,16 +6,18 @@
 mod optimization;
 mod simulation;
 mod stance;
+pub mod sweep;
 mod terrain;
 
+pub(crate) use optimization::fnv1a;
 pub use optimization::{
     BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START,
     FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
-    Tracking, TrajectoryProblem, TranscriptionKind, load_problem,
+    Tracking, TrajectoryProblem, TranscriptionKind, load_problem, load_problem_str,
 };
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,
-    load_simulation,
+    load_simulation, load_simulation_str,
 };
 pub use stance::Stance;
 
@@ -65,26 +67,37 @@ pub enum ProblemError {
     },
 }
 
-/// Reads and parses a YAML file into `T`.
-pub(crate) fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ProblemError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ProblemError::Read {
-        path: shown.clone(),
+/// Reads a text file; the error names it.
+pub(crate) fn read_text(path: &Path) -> Result<String, ProblemError> {
+    std::fs::read_to_string(path).map_err(|source| ProblemError::Read {
+        path: path.display().to_string(),
         source,
-    })?;
-    serde_yaml_ng::from_str(&text).map_err(|e| ProblemError::Yaml {
-        path: shown,
+    })
+}
+
+/// Parses YAML text into `T`; errors name the file `shown` it came from.
+pub(crate) fn parse_yaml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    shown: &str,
+) -> Result<T, ProblemError> {
+    serde_yaml_ng::from_str(text).map_err(|e| ProblemError::Yaml {
+        path: shown.to_string(),
         message: e.to_string(),
     })
 }
 
-/// A path in a problem file, relative to the file's directory.
-pub(crate) fn relative_to(file: &Path, target: &str) -> PathBuf {
+/// The directory a file's relative paths start from: its parent (`.` for none).
+pub(crate) fn base_dir_of(file: &Path) -> &Path {
+    file.parent().unwrap_or_else(|| Path::new("."))
+}
+
+/// A path in a problem file, relative to `base_dir` (the file's directory).
+pub(crate) fn relative_to(base_dir: &Path, target: &str) -> PathBuf {
     let t = Path::new(target);
     if t.is_absolute() {
         t.to_path_buf()
     } else {
-        file.parent().unwrap_or_else(|| Path::new(".")).join(t)
+        base_dir.join(t)
     }
 }
 
@@ -135,5 +148,86 @@ impl ModelEdits<'_> {
                 .map_err(|m| invalid(format!("contact_points[{k}]"), m))?;
         }
         Ok(model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROBLEM: &str = "problems/pendulum_swingup_2.yaml";
+
+    #[test]
+    fn a_problem_from_text_is_the_problem_from_its_file() {
+        let file = load_problem(Path::new(PROBLEM), &ProblemOverrides::default()).unwrap();
+        let text = std::fs::read_to_string(PROBLEM).unwrap();
+        let from_text = load_problem_str(
+            &text,
+            Path::new("problems"),
+            PROBLEM,
+            &ProblemOverrides::default(),
+        )
+        .unwrap();
+        assert_eq!(from_text.hash, file.hash);
+        assert_eq!(from_text.robot_file, file.robot_file);
+        assert_eq!(
+            from_text.robot_file,
+            Path::new("problems/../robots/pendulum2.urdf")
+        );
+        assert_eq!(
+            (from_text.stages, from_text.duration),
+            (file.stages, file.duration)
+        );
+        assert_eq!(from_text.costs.effort, file.costs.effort);
+        // JSON is YAML too, and the robot path starts from the base directory given.
+        let json = r#"{"name": "p", "robot": "pendulum2.urdf", "duration": 1.5, "stages": 5,
+            "bounds": {"q": [-.inf, .inf]}}"#;
+        let p = load_problem_str(
+            json,
+            Path::new("robots"),
+            "<text>",
+            &ProblemOverrides::default(),
+        )
+        .unwrap();
+        assert_eq!(p.robot_file, Path::new("robots/pendulum2.urdf"));
+        assert_eq!(p.duration, 1.5);
+        assert_eq!(p.q_bounds.upper, vec![f64::INFINITY; 2]);
+        let e = load_problem_str(json, Path::new("."), "<text>", &ProblemOverrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("<text>: robot: "), "{e}");
+        let e = load_problem_str(
+            "name: [",
+            Path::new("."),
+            "<text>",
+            &ProblemOverrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("<text>: "), "{e}");
+    }
+
+    #[test]
+    fn a_simulation_from_text_is_named_after_its_shown_file() {
+        let text = "robot: pendulum2.urdf\ndt: 0.01\nduration: 0.5\nq0: [0.1, 0.2]\n";
+        let sim = load_simulation_str(
+            text,
+            Path::new("robots"),
+            "somewhere/swing.yaml",
+            &SimulationOverrides::default(),
+        )
+        .unwrap();
+        assert_eq!(sim.name, "swing");
+        assert_eq!(sim.robot_file, Path::new("robots/pendulum2.urdf"));
+        assert_eq!(sim.options.steps, 50);
+        let e = load_simulation_str(
+            &text.replace("0.01", "-1"),
+            Path::new("robots"),
+            "swing.yaml",
+            &SimulationOverrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("swing.yaml: dt: "), "{e}");
     }
 }

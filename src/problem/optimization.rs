@@ -39,7 +39,9 @@
 
 use super::stance::{Stance, StanceFile, stances};
 use super::terrain::{TerrainFile, contact_model};
-use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
+use super::{
+    ContactPointFile, ModelEdits, ProblemError, base_dir_of, parse_yaml, read_text, relative_to,
+};
 use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Mat3, Transform, Vec3};
@@ -796,8 +798,8 @@ fn show(v: &Value) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-/// FNV-1a, 64 bit.
-fn fnv1a(parts: &[&[u8]]) -> String {
+/// FNV-1a, 64 bit, of the bytes of `parts` in turn, as 16 hex digits.
+pub(crate) fn fnv1a(parts: &[&[u8]]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
         for b in *part {
@@ -808,7 +810,8 @@ fn fnv1a(parts: &[&[u8]]) -> String {
     format!("{h:016x}")
 }
 
-/// Reads and validates a motion-problem file.
+/// Reads and validates a motion-problem file: [`load_problem_str`] on its text, with relative
+/// paths starting from the file's directory.
 ///
 /// # Errors
 /// A [`ProblemError`] naming the file and the field.
@@ -816,8 +819,29 @@ pub fn load_problem(
     path: &Path,
     overrides: &ProblemOverrides,
 ) -> Result<TrajectoryProblem, ProblemError> {
-    let f: ProblemFile = read_yaml(path)?;
-    let shown = path.display().to_string();
+    let text = read_text(path)?;
+    load_problem_str(
+        &text,
+        base_dir_of(path),
+        &path.display().to_string(),
+        overrides,
+    )
+}
+
+/// Validates a motion problem given as YAML text (JSON too: YAML is a superset of it), as
+/// [`load_problem`] does a file's. Relative paths in it (`robot`, `initial_guess.from`) start
+/// from `base_dir`; errors name the file as `shown`. The problem's hash covers `text`.
+///
+/// # Errors
+/// A [`ProblemError`] naming `shown` and the field.
+pub fn load_problem_str(
+    text: &str,
+    base_dir: &Path,
+    shown: &str,
+    overrides: &ProblemOverrides,
+) -> Result<TrajectoryProblem, ProblemError> {
+    let f: ProblemFile = parse_yaml(text, shown)?;
+    let shown = shown.to_string();
     let early = |field: &str, message: String| ProblemError::Invalid {
         path: shown.clone(),
         field: field.to_string(),
@@ -850,7 +874,7 @@ pub fn load_problem(
             format!("must be three finite numbers, got {gravity:?}"),
         ));
     }
-    let robot_path = relative_to(path, &f.robot);
+    let robot_path = relative_to(base_dir, &f.robot);
     let mut model = load_urdf(&robot_path, f.base)
         .map_err(|source| ProblemError::Robot {
             path: shown.clone(),
@@ -1245,7 +1269,7 @@ pub fn load_problem(
             if m.len() == 1 && m.get("from").and_then(Value::as_str).is_some() =>
         {
             let from = m.get("from").and_then(Value::as_str).unwrap_or_default();
-            let p = relative_to(path, from);
+            let p = relative_to(base_dir, from);
             if !p.is_file() {
                 return Err(ctx.invalid(
                     "initial_guess.from",
@@ -1319,7 +1343,6 @@ pub fn load_problem(
             }
         },
     };
-    let yaml = std::fs::read(path).unwrap_or_default();
     let urdf = std::fs::read(&robot_path).unwrap_or_default();
     let output = overrides.output.clone().unwrap_or_else(|| match &f.output {
         Some(o) => PathBuf::from(o),
@@ -1327,7 +1350,7 @@ pub fn load_problem(
     });
     Ok(TrajectoryProblem {
         name: f.name.clone(),
-        hash: fnv1a(&[&yaml, &urdf]),
+        hash: fnv1a(&[text.as_bytes(), &urdf]),
         duration: f.duration,
         stages: f.stages,
         transcription,

@@ -27,7 +27,9 @@
 //! output: results/sim_pendulum12 # optional; default results/<name>
 //! ```
 
-use super::{ContactPointFile, ModelEdits, ProblemError, read_yaml, relative_to};
+use super::{
+    ContactPointFile, ModelEdits, ProblemError, base_dir_of, parse_yaml, read_text, relative_to,
+};
 use crate::dynamics::{Workspace, forward_kinematics};
 use crate::model::{BaseKind, Model, load_urdf};
 use crate::spatial::{Transform, Vec3};
@@ -251,7 +253,8 @@ pub struct SimulationOverrides {
     pub output: Option<PathBuf>,
 }
 
-/// Reads and validates a simulation file.
+/// Reads and validates a simulation file: [`load_simulation_str`] on its text, with relative
+/// paths starting from the file's directory.
 ///
 /// # Errors
 /// A [`ProblemError`] naming the file and field.
@@ -259,8 +262,30 @@ pub fn load_simulation(
     path: &Path,
     overrides: &SimulationOverrides,
 ) -> Result<SimulationProblem, ProblemError> {
-    let f: SimulationFile = read_yaml(path)?;
-    let shown = path.display().to_string();
+    let text = read_text(path)?;
+    load_simulation_str(
+        &text,
+        base_dir_of(path),
+        &path.display().to_string(),
+        overrides,
+    )
+}
+
+/// Validates a simulation given as YAML (or JSON) text, as [`load_simulation`] does a file's.
+/// The `robot` path starts from `base_dir`; errors name the file as `shown`, and without a
+/// `name` the simulation is named after `shown`'s file stem.
+///
+/// # Errors
+/// A [`ProblemError`] naming `shown` and the field.
+pub fn load_simulation_str(
+    text: &str,
+    base_dir: &Path,
+    shown: &str,
+    overrides: &SimulationOverrides,
+) -> Result<SimulationProblem, ProblemError> {
+    let f: SimulationFile = parse_yaml(text, shown)?;
+    let path = Path::new(shown);
+    let shown = shown.to_string();
     let invalid = |field: &str, message: String| ProblemError::Invalid {
         path: shown.clone(),
         field: field.to_string(),
@@ -279,7 +304,7 @@ pub fn load_simulation(
             format!("must be three finite numbers, got {gravity:?}"),
         ));
     }
-    let robot_file = relative_to(path, &f.robot);
+    let robot_file = relative_to(base_dir, &f.robot);
     let model = load_urdf(&robot_file, f.base)
         .map_err(|source| ProblemError::Robot {
             path: shown.clone(),

@@ -1,0 +1,106 @@
+"""Type stubs of ``vito._vito``, the native half of ``vito`` (``python/src/lib.rs``).
+
+Use the package ``vito``: these functions return plain values (tables as little-endian
+``float64`` bytes) that it turns into NumPy arrays and result classes.
+"""
+
+from os import PathLike
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+_Path = Union[str, PathLike[str]]
+
+class VitoError(ValueError):
+    """An error of vito's: an input that cannot be used (its message names the file, the field
+    and the value) or a result file that cannot be written."""
+
+def yaml_to_json(text: str, source: str) -> str:
+    """The YAML document ``text`` (from ``source``, for messages) as JSON text for
+    ``json.loads`` (non-finite numbers as ``Infinity``, ``-Infinity``, ``NaN``)."""
+
+def read_text(path: _Path) -> str:
+    """The text of the file at ``path`` (a VitoError naming it when it cannot be read)."""
+
+def solve(
+    text: str,
+    base_dir: _Path,
+    source: str,
+    method: Optional[str] = None,
+    transcription: Optional[str] = None,
+    qp: Optional[str] = None,
+    output: Optional[_Path] = None,
+    log: bool = False,
+) -> Dict[str, Any]:
+    """Solves the motion problem ``text`` as ``vito solve`` does (``vito::commands::solve``).
+
+    Returns ``status``, ``objective``, ``iterations``, ``transcription``, ``method``,
+    ``report`` (JSON text of ``report.json``), ``log``, ``files``, ``joint_names``,
+    ``actuated_names``, ``contact_names``, ``warnings``, and ``trajectory.csv``'s ``columns``, ``rows`` and
+    ``table`` (bytes)."""
+
+def compare(
+    text: str,
+    base_dir: _Path,
+    source: str,
+    method: Optional[str] = None,
+    qp: Optional[str] = None,
+    warm_start: bool = False,
+    output: Optional[_Path] = None,
+    log: bool = False,
+) -> Dict[str, Any]:
+    """Solves ``text`` with ``simpson_vi`` and ``hermite_simpson`` as ``vito compare`` does
+    (``vito::commands::compare``). Returns ``runs`` (a :func:`solve` dict each, with its
+    ``initial_guess``), ``markdown`` and ``files``."""
+
+def simulate(
+    text: str,
+    base_dir: _Path,
+    source: str,
+    integrator: Optional[str] = None,
+    dt: Optional[float] = None,
+    duration: Optional[float] = None,
+    output: Optional[_Path] = None,
+    log: bool = False,
+) -> Dict[str, Any]:
+    """Simulates the simulation file ``text`` as ``vito simulate`` does
+    (``vito::commands::simulate``). Returns ``status``, ``message``, ``failure``, ``report``
+    (JSON text), ``files``, ``joint_names``, ``contact_names``, ``warnings``, ``columns``, ``rows`` and
+    ``table`` (bytes)."""
+
+class Robot:
+    """A robot loaded from URDF, for ``vito model``'s dynamics (``vito::dynamics``)."""
+
+    def __init__(
+        self,
+        urdf: _Path,
+        base: str = "fixed",
+        gravity: Tuple[float, float, float] = (0.0, 0.0, -9.81),
+        fix_inertia: bool = False,
+    ) -> None:
+        """Loads ``urdf`` with its root attached as ``base`` (``fixed``, ``planar``,
+        ``floating``)."""
+    @property
+    def name(self) -> str:
+        """The robot's name."""
+    @property
+    def base(self) -> str:
+        """``fixed``, ``planar`` or ``floating``."""
+    @property
+    def dof(self) -> int:
+        """Degrees of freedom."""
+    @property
+    def joint_names(self) -> List[str]:
+        """Joints in ``q`` order, base joints first."""
+    @property
+    def actuated_joint_names(self) -> List[str]:
+        """Joints with a motor, in ``u`` order."""
+    @property
+    def warnings(self) -> List[str]:
+        """What loading warned about."""
+    def mass_matrix(self, q: List[float]) -> List[float]:
+        """``M(q)`` row by row (CRBA)."""
+    def bias(self, q: List[float], v: List[float]) -> List[float]:
+        """``C(q, v) v + g(q)``."""
+    def inverse_dynamics(self, q: List[float], v: List[float], a: List[float]) -> List[float]:
+        """``M(q) a + C(q, v) v + g(q)`` (RNEA)."""
+    def forward_dynamics(self, q: List[float], v: List[float], tau: List[float]) -> List[float]:
+        """``M(q)⁻¹ (τ − C(q, v) v − g(q))`` (ABA)."""
