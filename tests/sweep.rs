@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use vito::commands::{ERROR_STATUS, SweepOptions, sweep};
+use vito::commands::{ERROR_STATUS, SweepOptions, SweepSource, sweep};
 use vito::output::read_report;
 use vito::problem::sweep::{Design, Variation};
 
@@ -24,8 +24,8 @@ fn a_family_is_one_table_with_every_instance_and_a_rerun_solves_only_what_is_mis
         jobs: 2,
         ..SweepOptions::default()
     };
-    let file = Path::new("problems/pendulum_swingup_1.yaml");
-    let done = sweep(file, &vary, Design::Grid, &out, &options).unwrap();
+    let file = SweepSource::read(Path::new("problems/pendulum_swingup_1.yaml")).unwrap();
+    let done = sweep(&file, &vary, Design::Grid, &out, &options).unwrap();
     assert_eq!(done.keys, ["stages", "solver.max_iterations"]);
     let statuses: Vec<(&[f64], &str)> = done
         .rows
@@ -72,7 +72,7 @@ fn a_family_is_one_table_with_every_instance_and_a_rerun_solves_only_what_is_mis
     );
     assert_eq!(done.resumed, 0);
     // Again: the two solves come from their directories, the errors are tried again.
-    let again = sweep(file, &vary, Design::Grid, &out, &options).unwrap();
+    let again = sweep(&file, &vary, Design::Grid, &out, &options).unwrap();
     assert_eq!(again.resumed, 2);
     assert_eq!(again.rows[2..], done.rows[2..]);
     let _ = std::fs::remove_dir_all(&out);

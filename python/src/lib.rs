@@ -12,10 +12,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use vito::commands::{self, Solved};
+use vito::commands::{self, Solved, SweepOptions, SweepRow, SweepSource};
 use vito::dynamics::{Workspace, bias_forces, forward_dynamics, inverse_dynamics, mass_matrix};
 use vito::model::{BaseKind, Model, UrdfOptions, load_urdf_with};
 use vito::output::{Formats, fine_grid, sampled_rows, simulation_table, trajectory_header};
+use vito::problem::sweep::{Design, Instance, Variation, instances};
 use vito::problem::{
     Integrator, ProblemOverrides, SimulationOverrides, TrajectoryProblem, TranscriptionKind,
     load_problem_str, load_simulation_str,
@@ -577,9 +578,168 @@ impl Robot {
     }
 }
 
+/// The command line's solver flags as overrides, parsed by its parsers.
+fn solver_overrides(
+    method: Option<&str>,
+    transcription: Option<&str>,
+    qp: Option<&str>,
+) -> PyResult<ProblemOverrides> {
+    Ok(ProblemOverrides {
+        method: parse_arg::<Method>("method", method)?,
+        transcription: parse_arg::<TranscriptionKind>("transcription", transcription)?,
+        qp: parse_arg::<QpBackend>("qp", qp)?,
+        output: None,
+    })
+}
+
+/// `vito sweep`'s `--vary` values, `--samples`/`--seed` or `--grid`, parsed by its parsers.
+fn family(
+    vary: &[String],
+    samples: usize,
+    seed: u64,
+    grid: bool,
+) -> PyResult<(Vec<Variation>, Design)> {
+    let variations = vary
+        .iter()
+        .map(|v| v.parse::<Variation>().map_err(vito_error))
+        .collect::<PyResult<Vec<_>>>()?;
+    let design = if grid {
+        Design::Grid
+    } else {
+        Design::Samples {
+            count: samples,
+            seed,
+        }
+    };
+    Ok((variations, design))
+}
+
+/// The family's problem: YAML `text` whose relative paths start from `base_dir`, named `source`.
+fn source_of(text: String, base_dir: PathBuf, source: String) -> SweepSource {
+    SweepSource {
+        text,
+        base_dir,
+        shown: source,
+    }
+}
+
+/// Solves the family of the problem `text` as `vito sweep` does (`vito::commands::sweep`:
+/// every instance in parallel on `jobs` threads, 0 for one per core, into `output`), with the
+/// interpreter released. Returns JSON: `keys`, `rows` (the `sweep.json` rows), `resumed` and
+/// `files`.
+#[pyfunction]
+#[pyo3(signature = (text, base_dir, source, vary, output, samples=8, seed=0, grid=false, jobs=0, method=None, transcription=None, qp=None))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    text: String,
+    base_dir: PathBuf,
+    source: String,
+    vary: Vec<String>,
+    output: PathBuf,
+    samples: usize,
+    seed: u64,
+    grid: bool,
+    jobs: usize,
+    method: Option<&str>,
+    transcription: Option<&str>,
+    qp: Option<&str>,
+) -> PyResult<String> {
+    let (variations, design) = family(&vary, samples, seed, grid)?;
+    let options = SweepOptions {
+        overrides: solver_overrides(method, transcription, qp)?,
+        jobs,
+        progress: false,
+    };
+    let source = source_of(text, base_dir, source);
+    let done = py
+        .detach(|| commands::sweep(&source, &variations, design, &output, &options))
+        .map_err(vito_error)?;
+    serde_json::to_string(&serde_json::json!({
+        "keys": done.keys,
+        "rows": done.rows,
+        "resumed": done.resumed,
+        "files": paths(&done.files),
+    }))
+    .map_err(vito_error)
+}
+
+/// The varied keys and the instances of the family of the problem `text`
+/// (`vito::problem::sweep::instances`): `(values, YAML text)` each, for a caller that
+/// distributes them (`sweep_instance` each, then `write_sweep_table`).
+#[pyfunction]
+#[pyo3(signature = (text, source, vary, samples=8, seed=0, grid=false))]
+fn sweep_instances(
+    text: &str,
+    source: &str,
+    vary: Vec<String>,
+    samples: usize,
+    seed: u64,
+    grid: bool,
+) -> PyResult<(Vec<String>, Vec<(Vec<f64>, String)>)> {
+    let (variations, design) = family(&vary, samples, seed, grid)?;
+    let family = instances(text, source, &variations, design).map_err(vito_error)?;
+    Ok((
+        variations.into_iter().map(|v| v.key).collect(),
+        family.into_iter().map(|i| (i.values, i.text)).collect(),
+    ))
+}
+
+/// Solves instance `i` (`values`, YAML `instance`) of the family of the problem `text` into its
+/// directory under `output`, or takes its row from there
+/// (`vito::commands::solve_sweep_instance`), with the interpreter released. Returns
+/// `(row as JSON, resumed)`; the instance's own failure is an `Error` row, not an exception.
+#[pyfunction]
+#[pyo3(signature = (text, base_dir, source, i, values, instance, output, method=None, transcription=None, qp=None))]
+#[allow(clippy::too_many_arguments)]
+fn sweep_instance(
+    py: Python<'_>,
+    text: String,
+    base_dir: PathBuf,
+    source: String,
+    i: usize,
+    values: Vec<f64>,
+    instance: String,
+    output: PathBuf,
+    method: Option<&str>,
+    transcription: Option<&str>,
+    qp: Option<&str>,
+) -> PyResult<(String, bool)> {
+    let overrides = solver_overrides(method, transcription, qp)?;
+    let source = source_of(text, base_dir, source);
+    let instance = Instance {
+        values,
+        text: instance,
+    };
+    let (row, resumed) =
+        py.detach(|| commands::solve_sweep_instance(&source, i, &instance, &output, &overrides));
+    Ok((serde_json::to_string(&row).map_err(vito_error)?, resumed))
+}
+
+/// Writes `sweep.csv`, `sweep.json` and the figures of the family of the problem `source` into
+/// `output` from its `keys` and `rows` (JSON, as `sweep_instance` returns them;
+/// `vito::commands::write_sweep_table`). Returns the files.
+#[pyfunction]
+fn write_sweep_table(
+    source: &str,
+    output: PathBuf,
+    keys: Vec<String>,
+    rows: Vec<String>,
+) -> PyResult<Vec<String>> {
+    let rows = rows
+        .iter()
+        .map(|r| serde_json::from_str::<SweepRow>(r).map_err(vito_error))
+        .collect::<PyResult<Vec<_>>>()?;
+    let files = commands::write_sweep_table(source, &output, &keys, &rows).map_err(vito_error)?;
+    Ok(paths(&files))
+}
+
 /// The native half of `vito` (see the package `vito` for the documented API).
 #[pymodule]
 mod _vito {
     #[pymodule_export]
-    use super::{Robot, VitoError, compare, read_text, simulate, solve, yaml_to_json};
+    use super::{
+        Robot, VitoError, compare, read_text, simulate, solve, sweep, sweep_instance,
+        sweep_instances, write_sweep_table, yaml_to_json,
+    };
 }

@@ -41,9 +41,11 @@ __all__ = [
     "Robot",
     "SimulationResult",
     "VitoError",
+    "SweepResult",
     "compare",
     "simulate",
     "solve",
+    "sweep",
 ]
 
 __version__ = "0.1.0"
@@ -574,6 +576,189 @@ def simulate(
         log=log,
     )
     return SimulationResult._from_native(raw)
+
+
+@dataclass(repr=False)
+class SweepResult:
+    """A family of solves (:func:`sweep`, ``vito sweep``): one row per instance."""
+
+    #: The varied field paths, in the order given.
+    keys: List[str]
+    #: One dict per instance, as in ``sweep.json``: ``instance`` (its directory under the
+    #: output), ``values`` (one per key), ``status`` (``Converged``, another solver status, or
+    #: ``Error`` with ``error`` saying why), ``iterations``, ``solve_s``, ``objective``,
+    #: ``constraint_violation``, ``ground_positive_work``, ``ground_share``,
+    #: ``deepest_penetration``.
+    rows: List[Dict[str, Any]]
+    #: How many rows came from a previous run's directories.
+    resumed: int
+    #: The table and figure files written.
+    files: List[str]
+    #: Where the instances' directories are.
+    output: str
+
+    @property
+    def converged(self) -> int:
+        """How many instances converged."""
+        return sum(r["status"] == "Converged" for r in self.rows)
+
+    def table(self) -> Any:
+        """The rows with one column per key: a pandas DataFrame if pandas is installed, else a
+        pyarrow Table if pyarrow is, else a list of dicts."""
+        flat = []
+        for r in self.rows:
+            row = {"instance": r["instance"]}
+            row.update(zip(self.keys, r["values"]))
+            row.update({k: v for k, v in r.items() if k not in ("instance", "values")})
+            flat.append(row)
+        try:
+            import pandas
+
+            return pandas.DataFrame(flat)
+        except ImportError:
+            pass
+        try:
+            import pyarrow
+
+            return pyarrow.Table.from_pylist(flat)
+        except ImportError:
+            return flat
+
+    def __repr__(self) -> str:
+        return f"SweepResult({self.converged} of {len(self.rows)} Converged, keys={self.keys}, output={self.output!r})"
+
+
+def _variations(vary: Union[Mapping[str, Any], Sequence[str]]) -> List[str]:
+    """``vito sweep``'s ``--vary`` values: a sequence of them as written (``"KEY=lo:hi"``), or a
+    mapping of field paths (ending in ``+`` to add to the value there) to a tuple ``(lo, hi)``
+    or ``(lo, hi, n)`` (an interval; ``n`` grid points), a list of values, a single number, or
+    the range as written."""
+    if isinstance(vary, str):
+        raise VitoError(f"vary: a mapping of field paths to ranges, or a list of 'KEY=RANGE', got {vary!r}")
+    if not isinstance(vary, Mapping):
+        return [str(v) for v in vary]
+    out = []
+    for key, spread in vary.items():
+        key = str(key)
+        op = "+=" if key.endswith("+") else "="
+        key = key[:-1] if op == "+=" else key
+        if isinstance(spread, str):
+            shown = spread
+        elif isinstance(spread, tuple) and len(spread) in (2, 3):
+            lo, hi = _number(spread[0], f"vary[{key}]"), _number(spread[1], f"vary[{key}]")
+            shown = f"{lo!r}:{hi!r}" + (f":{int(spread[2])}" if len(spread) == 3 else "")
+        elif isinstance(spread, (list, np.ndarray)):
+            shown = ",".join(repr(_number(x, f"vary[{key}]")) for x in spread)
+        else:
+            shown = repr(_number(spread, f"vary[{key}]"))
+        out.append(f"{key}{op}{shown}")
+    return out
+
+
+def _solve_instance(
+    text: str, base_dir: str, source: str, i: int, values: List[float], instance: str,
+    output: str, method: Optional[str], transcription: Optional[str], qp: Optional[str],
+) -> Tuple[str, bool]:
+    """One instance of a family in a Ray worker: one solver thread per task (Ray gives each task
+    its CPU), then ``vito::commands::solve_sweep_instance``."""
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")
+    return _vito.sweep_instance(
+        text, base_dir, source, i, values, instance, output,
+        method=method, transcription=transcription, qp=qp,
+    )
+
+
+def _lost_row(i: int, values: List[float], error: BaseException) -> Dict[str, Any]:
+    """The row of an instance whose Ray task failed or was killed."""
+    return {
+        "instance": f"lost-{i}", "values": list(values), "status": "Error", "iterations": 0,
+        "solve_s": 0.0, "objective": None, "constraint_violation": None,
+        "ground_positive_work": None, "ground_share": None, "deepest_penetration": None,
+        "error": f"the Ray task ended {type(error).__name__}: {error}",
+    }
+
+
+def sweep(
+    problem: Union[Problem, PathLike],
+    vary: Union[Mapping[str, Any], Sequence[str]],
+    samples: int = 8,
+    seed: int = 0,
+    grid: bool = False,
+    backend: str = "local",
+    output: Optional[PathLike] = None,
+    jobs: Optional[int] = None,
+    method: Optional[str] = None,
+    transcription: Optional[str] = None,
+    qp: Optional[str] = None,
+    address: Optional[str] = None,
+) -> SweepResult:
+    """Solves a family of variants of one problem, as ``vito sweep`` does.
+
+    ``vary`` gives each varied field (see :func:`_variations`:
+    ``{"terrain.boxes.0.top": (0.05, 0.2), "terrain.boxes.0.x+": (-0.06, 0.06)}``); ``samples``
+    instances are drawn with ``seed``, or with ``grid`` every combination of grid points. Each
+    instance is solved into its own directory under ``output`` (default
+    ``results/<name>-sweep``), named after a hash of the instance, and the table
+    (``sweep.csv``, ``sweep.json``) and figures are written there. An instance that fails is a
+    row with its status; instances already finished in ``output`` are not solved again.
+
+    ``backend="local"`` solves ``jobs`` instances at once in this process (default one per
+    core; ``vito::commands::sweep``). ``backend="ray"`` makes each instance a Ray task of one
+    CPU: on the cluster at ``address`` if given (``ray.init(address=...)``), else on the Ray
+    instance already started, else on a local one with ``jobs`` CPUs, which is shut down
+    afterwards. A task that fails or is killed is a row with status ``Error``.
+    """
+    p = _as_problem(problem)
+    text = p.to_yaml()
+    variations = _variations(vary)
+    name = str(p.data.get("name", "problem"))
+    output = os.fspath(output) if output is not None else os.path.join("results", f"{name}-sweep")
+    if backend == "local":
+        raw = json.loads(
+            _vito.sweep(
+                text, p.base_dir, p.source, variations, output, samples=samples, seed=seed,
+                grid=grid, jobs=jobs or 0, method=method, transcription=transcription, qp=qp,
+            )
+        )
+        return SweepResult(raw["keys"], raw["rows"], raw["resumed"], raw["files"], output)
+    if backend != "ray":
+        raise VitoError(f"backend: expected 'local' or 'ray', got {backend!r}")
+    try:
+        import ray
+    except ImportError as e:
+        raise VitoError("backend='ray' needs the ray package (pip install ray)") from e
+    keys, family = _vito.sweep_instances(text, p.source, variations, samples=samples, seed=seed, grid=grid)
+    started = not ray.is_initialized()
+    if started:
+        if address is None:
+            ray.init(num_cpus=jobs or os.cpu_count(), include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(_solve_instance)
+        pending = {
+            task.remote(text, p.base_dir, p.source, i, values, instance, output, method, transcription, qp): i
+            for i, (values, instance) in enumerate(family)
+        }
+        rows: List[Optional[Dict[str, Any]]] = [None] * len(family)
+        resumed = 0
+        waiting = list(pending)
+        while waiting:
+            done, waiting = ray.wait(waiting, num_returns=1)
+            for ref in done:
+                i = pending[ref]
+                try:
+                    row, again = ray.get(ref)
+                    rows[i] = json.loads(row)
+                    resumed += bool(again)
+                except Exception as error:  # a failed or killed task is a row, not the end
+                    rows[i] = _lost_row(i, family[i][0], error)
+    finally:
+        if started:
+            ray.shutdown()
+    complete = [r for r in rows if r is not None]
+    files = _vito.write_sweep_table(p.source, output, keys, [json.dumps(r) for r in complete])
+    return SweepResult(keys, complete, resumed, files, output)
 
 
 def _number(x: Any, name: str) -> float:

@@ -66,6 +66,54 @@ def simulate(
     (JSON text), ``files``, ``joint_names``, ``contact_names``, ``warnings``, ``columns``, ``rows`` and
     ``table`` (bytes)."""
 
+def sweep(
+    text: str,
+    base_dir: _Path,
+    source: str,
+    vary: List[str],
+    output: _Path,
+    samples: int = 8,
+    seed: int = 0,
+    grid: bool = False,
+    jobs: int = 0,
+    method: Optional[str] = None,
+    transcription: Optional[str] = None,
+    qp: Optional[str] = None,
+) -> str:
+    """Solves the family of ``text`` under ``vary`` (``vito sweep``'s ``--vary`` values) as
+    ``vito sweep`` does (``vito::commands::sweep``). Returns JSON: ``keys``, ``rows``,
+    ``resumed``, ``files``."""
+
+def sweep_instances(
+    text: str,
+    source: str,
+    vary: List[str],
+    samples: int = 8,
+    seed: int = 0,
+    grid: bool = False,
+) -> Tuple[List[str], List[Tuple[List[float], str]]]:
+    """The varied keys and the instances ``(values, YAML text)`` of the family of ``text``."""
+
+def sweep_instance(
+    text: str,
+    base_dir: _Path,
+    source: str,
+    i: int,
+    values: List[float],
+    instance: str,
+    output: _Path,
+    method: Optional[str] = None,
+    transcription: Optional[str] = None,
+    qp: Optional[str] = None,
+) -> Tuple[str, bool]:
+    """Solves instance ``i`` into its directory under ``output``, or takes its row from there
+    (``vito::commands::solve_sweep_instance``). Returns the row as JSON and whether it was
+    taken from a previous run."""
+
+def write_sweep_table(source: str, output: _Path, keys: List[str], rows: List[str]) -> List[str]:
+    """Writes ``sweep.csv``, ``sweep.json`` and the figures from ``keys`` and the JSON
+    ``rows``; returns the files."""
+
 class Robot:
     """A robot loaded from URDF, for ``vito model``'s dynamics (``vito::dynamics``)."""
 

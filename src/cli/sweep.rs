@@ -4,7 +4,7 @@
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vito::commands::{SweepOptions, sweep};
+use vito::commands::{SweepOptions, SweepSource, sweep};
 use vito::problem::ProblemOverrides;
 use vito::problem::TranscriptionKind;
 use vito::problem::sweep::{Design, Variation};
@@ -72,7 +72,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         jobs: args.jobs,
         progress: true,
     };
-    let done = sweep(&args.file, &args.vary, design, &output, &options)?;
+    let source = SweepSource::read(&args.file)?;
+    let done = sweep(&source, &args.vary, design, &output, &options)?;
     let converged = done.rows.iter().filter(|r| r.status == "Converged").count();
     let mut times: Vec<f64> = done.rows.iter().map(|r| r.solve_s).collect();
     times.sort_by(f64::total_cmp);

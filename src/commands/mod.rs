@@ -12,7 +12,10 @@ mod sweep;
 pub use compare::{ComparedRun, Comparison, compare};
 pub use simulate::{Simulated, simulate};
 pub use solve::{Solved, solve};
-pub use sweep::{ERROR_STATUS, Sweep, SweepOptions, SweepRow, sweep};
+pub use sweep::{
+    ERROR_STATUS, Sweep, SweepOptions, SweepRow, SweepSource, solve_sweep_instance, sweep,
+    write_sweep_table,
+};
 
 use crate::output::OutputError;
 use crate::problem::ProblemError;

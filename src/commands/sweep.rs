@@ -33,10 +33,10 @@ pub struct SweepRow {
     pub iterations: usize,
     /// Wall-clock time of the solve (s).
     pub solve_s: f64,
-    /// Objective at the final iterate.
-    pub objective: f64,
-    /// Largest constraint violation at the final iterate.
-    pub constraint_violation: f64,
+    /// Objective at the final iterate (none for an `Error` row).
+    pub objective: Option<f64>,
+    /// Largest constraint violation at the final iterate (none for an `Error` row).
+    pub constraint_violation: Option<f64>,
     /// Positive work of the ground (J), for problems with terrain.
     pub ground_positive_work: Option<f64>,
     /// That work over the actuators' positive work.
@@ -59,6 +59,32 @@ pub struct Sweep {
     pub files: Vec<PathBuf>,
 }
 
+/// The problem a family varies: its YAML text, the directory its relative paths start from and
+/// the name messages give it.
+#[derive(Clone, Debug)]
+pub struct SweepSource {
+    /// The problem's YAML.
+    pub text: String,
+    /// Where its relative paths (`robot`, `initial_guess.from`) start.
+    pub base_dir: PathBuf,
+    /// The file (or other name) messages name.
+    pub shown: String,
+}
+
+impl SweepSource {
+    /// The problem file `file`.
+    ///
+    /// # Errors
+    /// When it cannot be read.
+    pub fn read(file: &Path) -> Result<Self, CommandError> {
+        Ok(Self {
+            text: read_text(file)?,
+            base_dir: base_dir_of(file).to_path_buf(),
+            shown: file.display().to_string(),
+        })
+    }
+}
+
 /// How a sweep runs.
 #[derive(Clone, Debug, Default)]
 pub struct SweepOptions {
@@ -70,7 +96,7 @@ pub struct SweepOptions {
     pub progress: bool,
 }
 
-/// Solves the family of the problem `file` under `variations` chosen by `design`, writing each
+/// Solves the family of the problem `source` under `variations` chosen by `design`, writing each
 /// instance into `output/<hash>/` and the table into `output/sweep.csv` and `sweep.json`, with
 /// a figure `sweep-<key>.svg` per variation (solve time over its value, by status).
 ///
@@ -78,30 +104,40 @@ pub struct SweepOptions {
 /// A [`CommandError`] when the file cannot be read, a variation's path is not in it, or the
 /// table cannot be written. Instances that fail are rows, not errors.
 pub fn sweep(
-    file: &Path,
+    source: &SweepSource,
     variations: &[Variation],
     design: Design,
     output: &Path,
     options: &SweepOptions,
 ) -> Result<Sweep, CommandError> {
-    let shown = file.display().to_string();
-    let text = read_text(file)?;
-    let family = instances(&text, &shown, variations, design)?;
+    let family = instances(&source.text, &source.shown, variations, design)?;
     let jobs = match options.jobs {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         j => j,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| CommandError::Request(format!("cannot start {jobs} threads: {e}")))?;
+    // Each instance's solve gets threads of its own (one where instances outnumber the jobs):
+    // a solve's stage evaluations split over a pool the other instances also use cost more in
+    // stealing than they gain (8 walks on 2 cores: 104 s shared, 86 s on one thread each).
+    let inner = (jobs / family.len().clamp(1, jobs)).max(1);
+    let pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| format!("cannot start {threads} threads: {e}"))
+    };
+    let outer = pool(jobs).map_err(CommandError::Request)?;
     let bar = progress_bar(family.len(), options.progress);
-    let runs: Vec<(SweepRow, bool)> = pool.install(|| {
+    let runs: Vec<(SweepRow, bool)> = outer.install(|| {
         family
             .par_iter()
             .enumerate()
             .map(|(i, instance)| {
-                let run = solve_instance(file, &shown, i, instance, output, &options.overrides);
+                let solve =
+                    || solve_sweep_instance(source, i, instance, output, &options.overrides);
+                let run = match pool(inner) {
+                    Ok(own) => own.install(solve),
+                    Err(_) => solve(),
+                };
                 bar.inc(1);
                 run
             })
@@ -111,22 +147,7 @@ pub fn sweep(
     let resumed = runs.iter().filter(|(_, resumed)| *resumed).count();
     let rows: Vec<SweepRow> = runs.into_iter().map(|(row, _)| row).collect();
     let keys: Vec<String> = variations.iter().map(|v| v.key.clone()).collect();
-    let mut files = write_table(output, &keys, &rows)?;
-    let points: Vec<SweepPoint> = rows
-        .iter()
-        .map(|r| SweepPoint {
-            values: r.values.clone(),
-            status: r.status.clone(),
-            solve_s: r.solve_s,
-        })
-        .collect();
-    files.extend(write_sweep_figure(
-        &output.join("sweep"),
-        &format!("{} ({} instances)", shown, rows.len()),
-        &keys,
-        &points,
-        Formats::default(),
-    )?);
+    let files = write_sweep_table(&source.shown, output, &keys, &rows)?;
     Ok(Sweep {
         keys,
         rows,
@@ -135,11 +156,12 @@ pub fn sweep(
     })
 }
 
-/// Loads and solves instance `i` into its directory under `output`, or takes its row from a
-/// previous run; `(row, resumed)`.
-fn solve_instance(
-    file: &Path,
-    shown: &str,
+/// Loads and solves instance `i` of the family of `source` ([`instances`]) into its directory
+/// under `output`, or takes its row from a previous run there; `(row, resumed)`: for callers
+/// that distribute the instances themselves (then [`write_sweep_table`]). Never fails: an
+/// instance that cannot be loaded or solved is a row with status [`ERROR_STATUS`].
+pub fn solve_sweep_instance(
+    source: &SweepSource,
     i: usize,
     instance: &Instance,
     output: &Path,
@@ -151,15 +173,15 @@ fn solve_instance(
         status: ERROR_STATUS.to_string(),
         iterations: 0,
         solve_s: 0.0,
-        objective: f64::NAN,
-        constraint_violation: f64::NAN,
+        objective: None,
+        constraint_violation: None,
         ground_positive_work: None,
         ground_share: None,
         deepest_penetration: None,
         error: Some(message),
     };
-    let label = format!("{shown} (instance {i})");
-    let prob = match load_problem_str(&instance.text, base_dir_of(file), &label, overrides) {
+    let label = format!("{} (instance {i})", source.shown);
+    let mut prob = match load_problem_str(&instance.text, &source.base_dir, &label, overrides) {
         Ok(p) => p,
         Err(e) => {
             let key = fnv1a(&[instance.text.as_bytes()]);
@@ -179,6 +201,8 @@ fn solve_instance(
     {
         return (row, true);
     }
+    // The sweep's bar is the progress shown, not one per solve.
+    prob.solver.progress_bar = false;
     let problem_file = dir.join("problem.yaml");
     if let Err(e) = write_atomic(&problem_file, instance.text.as_bytes()) {
         return (error(key, e.to_string()), false);
@@ -194,8 +218,8 @@ fn solve_instance(
                 status: format!("{:?}", r.status),
                 iterations: r.iterations,
                 solve_s: r.timing.total.as_secs_f64(),
-                objective: r.objective,
-                constraint_violation: r.residuals.primal_infeasibility,
+                objective: Some(r.objective),
+                constraint_violation: Some(r.residuals.primal_infeasibility),
                 ground_positive_work: contact.map(|_| energy.ground_positive_work),
                 ground_share: contact.map(|_| energy.ground_share()),
                 deepest_penetration: contact.map(|c| c.deepest_penetration),
@@ -228,7 +252,38 @@ fn progress_bar(len: usize, shown: bool) -> ProgressBar {
     bar
 }
 
-/// `sweep.csv` (one column per varied path) and `sweep.json` (the keys and the rows).
+/// Writes the table of a family of the problem `shown` into `output`: `sweep.csv` (one column
+/// per varied path), `sweep.json` (the keys and the rows) and a figure `sweep-<key>.svg` per
+/// key; returns the files.
+///
+/// # Errors
+/// An [`OutputError`] naming the file that could not be written.
+pub fn write_sweep_table(
+    shown: &str,
+    output: &Path,
+    keys: &[String],
+    rows: &[SweepRow],
+) -> Result<Vec<PathBuf>, OutputError> {
+    let mut files = write_table(output, keys, rows)?;
+    let points: Vec<SweepPoint> = rows
+        .iter()
+        .map(|r| SweepPoint {
+            values: r.values.clone(),
+            status: r.status.clone(),
+            solve_s: r.solve_s,
+        })
+        .collect();
+    files.extend(write_sweep_figure(
+        &output.join("sweep"),
+        &format!("{shown} ({} instances)", rows.len()),
+        keys,
+        &points,
+        Formats::default(),
+    )?);
+    Ok(files)
+}
+
+/// `sweep.csv` and `sweep.json`.
 fn write_table(
     output: &Path,
     keys: &[String],
@@ -263,8 +318,8 @@ fn write_table(
                 r.status.clone(),
                 r.iterations.to_string(),
                 r.solve_s.to_string(),
-                r.objective.to_string(),
-                r.constraint_violation.to_string(),
+                optional(r.objective),
+                optional(r.constraint_violation),
                 optional(r.ground_positive_work),
                 optional(r.ground_share),
                 optional(r.deepest_penetration),
