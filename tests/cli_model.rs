@@ -1,4 +1,5 @@
-//! `vito model` end to end: summaries, dynamics JSON, and one-line errors for bad input.
+//! `vito model` end to end: summaries (with the likely feet of a robot without contact points),
+//! dynamics JSON, and one-line errors for bad input.
 
 mod scratch;
 
@@ -288,4 +289,75 @@ fn xacro_is_a_one_line_error_saying_what_to_run() {
     );
     let out = vito(&["model", p.to_str().unwrap()]);
     assert_one_line_error(&out, &["xacro", "xacro FILE > robot.urdf"]);
+}
+
+#[test]
+fn a_robot_without_contact_points_gets_a_block_of_its_likely_feet() {
+    // The shipped quadruped without the sphere collisions that declare its feet.
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/robots/quadruped.urdf");
+    let mut text = std::fs::read_to_string(shipped).unwrap();
+    while let Some(start) = text.find("<collision name=") {
+        let end = start + text[start..].find("</collision>").unwrap() + "</collision>".len();
+        text.replace_range(start..end, "");
+    }
+    let urdf = temp_file("quadruped_without_feet.urdf", &text);
+    let out = vito(&["model", urdf.to_str().unwrap(), "--base", "floating"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains(
+            "likely feet (leaf links reaching within 0.03 m of the robot's lowest point with \
+             every joint at 0 or mid-range): fl_lower_leg, fr_lower_leg, hl_lower_leg, hr_lower_leg"
+        ),
+        "{summary}"
+    );
+    let block: Vec<&str> = summary
+        .lines()
+        .skip_while(|l| *l != "contact_points:")
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(block.len(), 5, "{summary}");
+    assert_eq!(
+        block[1],
+        "  - {name: fl_lower_leg_contact, frame: fl_lower_leg, offset: [0, 0, -0.112], radius: 0}"
+    );
+    // Pasted into a simulation file, the block declares the four feet at the bottoms of the
+    // lower legs' foot balls.
+    let yaml = format!(
+        "robot: {}\nbase: floating\ndt: 0.01\nduration: 0.1\nq0: [{}]\n{}\n",
+        urdf.display(),
+        vec!["0"; 18].join(", "),
+        block.join("\n")
+    );
+    let sim = vito::problem::load_simulation_str(
+        &yaml,
+        urdf.parent().unwrap(),
+        "pasted.yaml",
+        &vito::problem::SimulationOverrides::default(),
+    )
+    .unwrap();
+    let points = sim.model.contact_points();
+    assert_eq!(points.len(), 4);
+    for (p, leg) in points.iter().zip(["fl", "fr", "hl", "hr"]) {
+        assert_eq!(p.name, format!("{leg}_lower_leg_contact"));
+        assert_eq!(sim.model.joint(p.body).body, format!("{leg}_lower_leg"));
+        assert!((p.offset.z + 0.112).abs() < 1e-12 && p.offset.x == 0.0 && p.offset.y == 0.0);
+    }
+    // The JSON summary lists them too; a robot with contact points gets no hint.
+    let out = vito(&[
+        "model",
+        urdf.to_str().unwrap(),
+        "--base",
+        "floating",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["likely_feet"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["likely_feet"][0]["link"], "fl_lower_leg");
+    let out = vito(&["model", "robots/quadruped.urdf", "--base", "floating"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("likely feet"));
 }

@@ -1,6 +1,7 @@
 //! `vito view` end to end: it draws again exactly what `vito solve` drew, reads the contact
-//! formats, and refuses what is not a result of the robot with a one-line error naming the
-//! file.
+//! formats, finds a robot's meshes (beside its URDF, through `package://` and `--package-path`)
+//! and names those it cannot draw, and refuses what is not a result of the robot with a
+//! one-line error naming the file.
 
 mod result_dirs;
 mod scratch;
@@ -292,4 +293,81 @@ fn simulate_and_compare_write_the_viewer_too() {
     let _ = std::fs::remove_dir_all(&warm);
     let _ = std::fs::remove_dir_all(&sim);
     let _ = std::fs::remove_dir_all(&cmp);
+}
+
+#[test]
+fn view_draws_meshes_found_beside_the_urdf_or_in_package_path() {
+    let fixture = result_dirs::meshed_arm_urdf();
+    let fixture_dir = fixture.parent().unwrap();
+    // The fixture: one mesh beside the URDF, one through package://, one on the welded base.
+    let dir = fresh_dir("vito-view-meshes");
+    result_dirs::meshed_arm_swing(&dir, &fixture);
+    let out = vito(&["view", s(&dir), "--raster"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "", "every mesh is found");
+    let html = std::fs::read_to_string(dir.join("view.html")).unwrap();
+    assert!(html.contains("\"mesh_shapes\":[") && html.contains("three.js 0.187.0"));
+    assert!(!html.contains("\"missing_meshes\":["));
+    let (w, _, frames) = gif_frames(&dir.join("animation.gif"));
+    assert_eq!((w, frames), (480, 41), "2 s at 20 frames per second");
+    let out = vito(&["view", s(&dir)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("view.html")).unwrap(),
+        html,
+        "drawn again byte for byte"
+    );
+
+    // The URDF alone: a warning naming each mesh, a hint, and a page that lists them (and
+    // carries no three.js, having no mesh to draw).
+    let bare = fresh_dir("vito-view-no-meshes");
+    std::fs::copy(&fixture, bare.join("arm.urdf")).unwrap();
+    result_dirs::meshed_arm_swing(&bare, &bare.join("arm.urdf"));
+    let out = vito(&["view", s(&bare)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 4, "{err}");
+    for (line, file) in lines.iter().zip([
+        "meshes/base.stl",
+        "meshes/upper_arm.stl",
+        "package://vito_arm_meshes/meshes/forearm.obj",
+    ]) {
+        assert!(
+            line.starts_with("warning: ") && line.contains("arm.urdf") && line.contains(file),
+            "{line}"
+        );
+    }
+    assert!(lines[3].starts_with("hint: ") && lines[3].contains("--package-path DIR"));
+    let page = std::fs::read_to_string(bare.join("view.html")).unwrap();
+    assert!(page.contains("\"missing_meshes\":[") && !page.contains("three.js 0.187.0"));
+
+    // The fixture's folder named with --package-path: found again.
+    let out = vito(&["view", s(&bare), "--package-path", s(fixture_dir)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let page = std::fs::read_to_string(bare.join("view.html")).unwrap();
+    assert!(page.contains("\"mesh_shapes\":[") && !page.contains("\"missing_meshes\":["));
+
+    // A mesh file that is not a mesh: named with the reason, the others still drawn.
+    std::fs::create_dir_all(bare.join("meshes")).unwrap();
+    std::fs::write(
+        bare.join("meshes/upper_arm.stl"),
+        "solid arm\n  facet oops\n",
+    )
+    .unwrap();
+    let out = vito(&["view", s(&bare), "--package-path", s(fixture_dir)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("warning: ")
+            && err.contains("link 'upper_arm': meshes/upper_arm.stl (")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let page = std::fs::read_to_string(bare.join("view.html")).unwrap();
+    assert!(page.contains("\"mesh_shapes\":[") && page.contains("\"missing_meshes\":["));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bare);
 }

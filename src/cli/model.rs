@@ -14,7 +14,10 @@ use vito::dynamics::{
     Workspace, bias_forces, center_of_mass, forward_dynamics, inverse_dynamics, kinetic_energy,
     mass_matrix, potential_energy,
 };
-use vito::model::{BaseKind, JointKind, LockReason, Model, UrdfOptions, load_urdf_with};
+use vito::model::{
+    BaseKind, FOOT_TOLERANCE, JointKind, LikelyFoot, LockReason, Model, UrdfOptions,
+    contact_points_yaml, likely_feet, load_urdf_with,
+};
 use vito::spatial::Vec3;
 
 #[derive(Args, Debug)]
@@ -104,10 +107,17 @@ pub fn run(args: ModelArgs) -> anyhow::Result<ExitCode> {
             let report = evaluate(&model, path)?;
             print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?;
         }
-        None if args.json => {
-            print_stdout(&(serde_json::to_string_pretty(&summary_json(&model))? + "\n"))?;
+        None => {
+            // The file just loaded; were it gone since, the summary goes without the hint.
+            let text = std::fs::read_to_string(&args.urdf).unwrap_or_default();
+            let feet = likely_feet(&model, &text);
+            if args.json {
+                let json = summary_json(&model, &feet);
+                print_stdout(&(serde_json::to_string_pretty(&json)? + "\n"))?;
+            } else {
+                print_stdout(&summary_text(&model, &feet))?;
+            }
         }
-        None => print_stdout(&summary_text(&model))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -163,7 +173,7 @@ fn kind_name(k: JointKind) -> &'static str {
     }
 }
 
-fn summary_text(model: &Model) -> String {
+fn summary_text(model: &Model, feet: &[LikelyFoot]) -> String {
     let mut s = String::new();
     let g = model.gravity();
     let _ = writeln!(
@@ -247,6 +257,18 @@ fn summary_text(model: &Model) -> String {
             c.radius
         );
     }
+    if !feet.is_empty() {
+        let links: Vec<&str> = feet.iter().map(|f| f.link.as_str()).collect();
+        let _ = write!(
+            s,
+            "  likely feet (leaf links reaching within {FOOT_TOLERANCE} m of the robot's lowest \
+             point with every joint at 0 or mid-range): {}\n  to make contact points of them, \
+             add this to the problem or simulation file (at the bottom of each link's shapes; \
+             check the offsets):\n\n{}",
+            links.join(", "),
+            contact_points_yaml(feet)
+        );
+    }
     let names: Vec<&str> = model.frames().iter().map(|f| f.name.as_str()).collect();
     let _ = writeln!(s, "\nframes: {}", names.join(", "));
     let report = model.report();
@@ -303,7 +325,7 @@ fn reason_text(r: &LockReason) -> String {
     }
 }
 
-fn summary_json(model: &Model) -> serde_json::Value {
+fn summary_json(model: &Model, feet: &[LikelyFoot]) -> serde_json::Value {
     let finite = |x: f64| if x.is_finite() { Some(x) } else { None };
     serde_json::json!({
         "name": model.name(),
@@ -332,6 +354,12 @@ fn summary_json(model: &Model) -> serde_json::Value {
             "body": model.joint(c.body).body,
             "offset": [c.offset.x, c.offset.y, c.offset.z],
             "radius": c.radius,
+        })).collect::<Vec<_>>(),
+        "likely_feet": feet.iter().map(|f| serde_json::json!({
+            "link": f.link,
+            "name": f.name,
+            "offset": [f.offset.x, f.offset.y, f.offset.z],
+            "height": f.height,
         })).collect::<Vec<_>>(),
         "frames": model.frames().iter().map(|f| f.name.clone()).collect::<Vec<_>>(),
         "couplings": model.couplings().iter().map(|c| serde_json::json!({

@@ -21,6 +21,10 @@ pub struct ViewArgs {
     /// Where to write the files (default: the result directory).
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// A folder that holds the ROS packages of the robot's meshes (`package://PKG/x` is looked
+    /// for as DIR/PKG/x and DIR/x, after the URDF's folder and those above it); repeatable.
+    #[arg(long = "package-path", value_name = "DIR")]
+    package_path: Vec<PathBuf>,
     #[command(flatten)]
     images: RasterArg,
 }
@@ -34,6 +38,7 @@ pub fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
             base: args.base,
             output: args.output,
             formats: args.images.formats(),
+            package_path: args.package_path,
         },
     )?;
     for f in files {

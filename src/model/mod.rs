@@ -15,6 +15,7 @@
 //! [`BaseKind`]); the last virtual body is the URDF root link itself.
 
 mod base_chart;
+mod feet;
 mod inertia;
 mod pendulum;
 mod reduce;
@@ -22,14 +23,15 @@ mod urdf;
 mod urdf_xml;
 
 pub use base_chart::BaseChart;
+pub use feet::{FOOT_TOLERANCE, LikelyFoot, contact_points_yaml, likely_feet};
 pub use inertia::{InertiaDefect, inertia_defect, nearest_physical};
 pub use pendulum::{PendulumSpec, pendulum_urdf};
 pub use reduce::{LockReason, LockedJoint};
 pub use urdf::{
-    LinkSolids, UrdfError, UrdfOptions, UrdfSolids, load_urdf, load_urdf_with, parse_urdf,
-    parse_urdf_with, urdf_solids,
+    LinkSolids, PlacedSolid, SolidShape, UrdfError, UrdfOptions, UrdfSolids, load_urdf,
+    load_urdf_with, parse_urdf, parse_urdf_with, urdf_solids,
 };
-pub use urdf_xml::{Pose as UrdfPose, Primitive};
+pub use urdf_xml::{MeshFile, Pose as UrdfPose, Primitive};
 
 use crate::spatial::{Mat6, Transform, Vec3, Vec6};
 use std::fmt;

@@ -39,7 +39,7 @@
 //! Bodies are numbered depth-first from the root, children in the order their joints appear in
 //! the file. The root must be unique.
 
-use super::urdf_xml::{self, Document, Primitive, ReadError};
+use super::urdf_xml::{self, Document, MeshFile, Primitive, ReadError};
 use super::{
     BaseKind, ContactPoint, Coupling, Frame, INERTIA_INDEFINITE_TOLERANCE, INERTIA_ROUND_OFF,
     Joint, JointKind, JointLimits, LockReason, Model, ModelReport, Spring, inertia_defect,
@@ -895,20 +895,40 @@ fn pose(p: &urdf_xml::Pose) -> Transform {
     Transform::from_xyz_rpy(p.xyz, p.rpy)
 }
 
-/// The visual and collision primitives of a link (meshes left out), each placed in the link
-/// frame.
+/// What a `<visual>` or `<collision>` shows: a primitive, or a mesh file (named, not opened).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SolidShape {
+    /// A box, cylinder, capsule or sphere.
+    Primitive(Primitive),
+    /// A mesh file with its scale.
+    Mesh(MeshFile),
+}
+
+/// A visual or collision placed in its link frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacedSolid {
+    /// Its frame in the link frame (`origin`).
+    pub origin: Transform,
+    /// What it shows.
+    pub shape: SolidShape,
+    /// The material colour (`rgba`, each in [0, 1]) of a visual: its own `<color>`, else that
+    /// of the robot's `<material>` of the same name.
+    pub color: Option<[f64; 4]>,
+}
+
+/// The visuals and collisions of a link that show a primitive or a mesh.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkSolids {
     /// Link name.
     pub name: String,
-    /// `<visual>` primitives.
-    pub visuals: Vec<(Transform, Primitive)>,
-    /// `<collision>` primitives.
-    pub collisions: Vec<(Transform, Primitive)>,
+    /// `<visual>` elements.
+    pub visuals: Vec<PlacedSolid>,
+    /// `<collision>` elements.
+    pub collisions: Vec<PlacedSolid>,
 }
 
-/// What a picture of a URDF needs beyond the model: every link's primitives, the fixed joints
-/// (`parent`, `child`, placement of the child in the parent) and the root link.
+/// What a picture of a URDF needs beyond the model: every link's primitives and meshes, the
+/// fixed joints (`parent`, `child`, placement of the child in the parent) and the root link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UrdfSolids {
     /// The links.
@@ -919,13 +939,34 @@ pub struct UrdfSolids {
     pub root: Option<String>,
 }
 
-/// The primitives of the URDF text `text`, or `None` if it cannot be read.
+/// The primitives and meshes of the URDF text `text`, or `None` if it cannot be read. Mesh
+/// files are only named: reading them is for whoever draws them.
 pub fn urdf_solids(text: &str) -> Option<UrdfSolids> {
     let doc = urdf_xml::read_document(text).ok()?;
     let place = |p: &urdf_xml::Pose| Transform::from_xyz_rpy(p.xyz, p.rpy);
+    let named_color = |name: &str| {
+        doc.materials
+            .iter()
+            .rev()
+            .find(|(n, c)| n == name && c.iter().all(|v| v.is_finite()))
+            .map(|(_, c)| *c)
+    };
     let solids = |list: &[urdf_xml::Solid]| {
         list.iter()
-            .filter_map(|s| Some((place(&s.origin), s.geometry?)))
+            .filter_map(|s| {
+                let shape = match (&s.geometry, &s.mesh) {
+                    (Some(p), _) => SolidShape::Primitive(*p),
+                    (None, Some(m)) => SolidShape::Mesh(m.clone()),
+                    (None, None) => return None,
+                };
+                Some(PlacedSolid {
+                    origin: place(&s.origin),
+                    shape,
+                    color: s
+                        .color
+                        .or_else(|| s.material.as_deref().and_then(named_color)),
+                })
+            })
             .collect()
     };
     let is_child = |l: &str| doc.joints.iter().any(|j| j.child.as_deref() == Some(l));
@@ -951,4 +992,57 @@ pub fn urdf_solids(text: &str) -> Option<UrdfSolids> {
             .find(|l| !is_child(&l.name))
             .map(|l| l.name.clone()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solids_name_their_meshes_and_colours_without_opening_them() {
+        let text = r#"<robot name="r">
+            <material name="red"><color rgba="1 0 0 1"/></material>
+            <material name="textured"><texture filename="t.png"/></material>
+            <link name="a">
+              <visual><origin xyz="0 0 1" rpy="0 0 0"/>
+                <geometry><mesh filename=" package://p/m.dae " scale="2 3 4"/></geometry>
+                <material name="red"/></visual>
+              <visual><geometry><mesh filename="x.stl"/></geometry>
+                <material name="own"><color rgba="0 0.5 1 0.5"/></material></visual>
+              <visual><geometry><mesh filename="y.stl" scale="1 oops 1"/></geometry>
+                <material name="textured"/></visual>
+              <visual><geometry><mesh/></geometry></visual>
+              <visual><geometry><box size="1 2 3"/></geometry>
+                <material name="bad"><color rgba="2 0 0 1"/></material></visual>
+              <collision><geometry><mesh filename="c.stl"/></geometry></collision>
+            </link></robot>"#;
+        let solids = urdf_solids(text).unwrap();
+        let link = &solids.links[0];
+        let mesh = |s: &PlacedSolid| match &s.shape {
+            SolidShape::Mesh(m) => (m.filename.clone(), m.scale),
+            SolidShape::Primitive(p) => panic!("{p:?}"),
+        };
+        assert_eq!(
+            link.visuals.len(),
+            3,
+            "the bad scale and the empty mesh are left out"
+        );
+        assert_eq!(
+            mesh(&link.visuals[0]),
+            ("package://p/m.dae".into(), [2.0, 3.0, 4.0])
+        );
+        assert_eq!(link.visuals[0].color, Some([1.0, 0.0, 0.0, 1.0]));
+        assert_eq!(link.visuals[0].origin.translation, Vec3::new(0.0, 0.0, 1.0));
+        assert_eq!(mesh(&link.visuals[1]), ("x.stl".into(), [1.0; 3]));
+        assert_eq!(link.visuals[1].color, Some([0.0, 0.5, 1.0, 0.5]));
+        assert_eq!(
+            link.visuals[2].shape,
+            SolidShape::Primitive(Primitive::Box([1.0, 2.0, 3.0]))
+        );
+        assert_eq!(link.visuals[2].color, None, "rgba beyond [0, 1]");
+        assert_eq!(mesh(&link.collisions[0]), ("c.stl".into(), [1.0; 3]));
+        assert_eq!(link.collisions[0].color, None);
+        let model = parse_urdf(text, "r", BaseKind::Fixed);
+        assert!(model.is_ok(), "meshes and materials never stop a load");
+    }
 }

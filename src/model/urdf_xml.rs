@@ -5,9 +5,12 @@
 //! `collision[name]/{origin, geometry/sphere[radius]}`; `robot/joint[name, type]` with `parent`,
 //! `child`, `origin`, `axis`, `limit`, `dynamics` (`damping`, `spring_stiffness`,
 //! `spring_reference`) and `mimic`; and the `joint[name]` children of `robot/transmission`.
-//! Everything else (visual and collision meshes, materials, textures, `gazebo`, sensors,
-//! `ros2_control`, unknown tags and attributes) is skipped without being interpreted, so nothing
-//! vito does not use can stop a load. Absent numbers take the specification's defaults (origin and
+//! For the pictures, leniently (a value that does not parse leaves the item out): the
+//! primitives and `mesh[filename, scale]` of `visual` and `collision`, the `material` of a
+//! `visual` (its `color[rgba]`, or the name of a `robot/material` that has one). Mesh files are
+//! only named here, never opened. Everything else (textures, `gazebo`, sensors, `ros2_control`,
+//! unknown tags and attributes) is skipped without being interpreted, so nothing vito does not
+//! use can stop a load. Absent numbers take the specification's defaults (origin and
 //! inertia zero, axis `1 0 0`, mimic multiplier 1 and offset 0).
 //!
 //! A xacro file (an `xacro:` element or attribute, or a `${…}` expression where vito reads a
@@ -32,7 +35,7 @@ pub(super) struct Inertial {
     pub inertia: [f64; 6],
 }
 
-/// A geometric primitive of a `<visual>` or `<collision>` (meshes are not read).
+/// A geometric primitive of a `<visual>` or `<collision>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Primitive {
     /// `sphere radius`.
@@ -45,16 +48,31 @@ pub enum Primitive {
     Capsule(f64, f64),
 }
 
-/// A `<visual>` or `<collision>`: its name, origin and primitive (`None` for a mesh or
-/// anything else vito does not read).
+/// A `<mesh filename scale>`: the file as the URDF names it (a `package://` or `file://` URI,
+/// or a path relative to the URDF's folder) and the scale along its axes.
 #[derive(Clone, Debug, PartialEq)]
+pub struct MeshFile {
+    /// The `filename` attribute.
+    pub filename: String,
+    /// The `scale` attribute (`1 1 1` when absent).
+    pub scale: [f64; 3],
+}
+
+/// A `<visual>` or `<collision>`: its name, origin, primitive or mesh, and material.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Solid {
     /// The `name` attribute.
     pub name: Option<String>,
     /// `origin xyz rpy`.
     pub origin: Pose,
-    /// The primitive.
+    /// The primitive (`None` for a mesh or anything else vito does not read).
     pub geometry: Option<Primitive>,
+    /// The mesh file, for a `<mesh>` geometry.
+    pub mesh: Option<MeshFile>,
+    /// The `<material name>` of a visual.
+    pub material: Option<String>,
+    /// The `<material><color rgba>` of a visual.
+    pub color: Option<[f64; 4]>,
 }
 
 /// A `<link>`.
@@ -101,6 +119,8 @@ pub(super) struct Document {
     pub joints: Vec<Joint>,
     /// Joints named by `<transmission>` elements, `None` when the file has none.
     pub transmitted: Option<HashSet<String>>,
+    /// The colours of the materials defined under `<robot>`, by name.
+    pub materials: Vec<(String, [f64; 4])>,
 }
 
 const XACRO_HINT: &str = "it is a xacro file; expand it first: `xacro FILE > robot.urdf` \
@@ -139,6 +159,9 @@ enum Place {
     /// (lenient: a primitive that does not parse is left out).
     CollisionGeometry,
     VisualGeometry,
+    /// A `<material>` of a visual, or one defined under `<robot>`.
+    VisualMaterial,
+    RobotMaterial,
     Joint,
     Transmission,
     /// Anything vito does not read, with everything inside it.
@@ -225,6 +248,17 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                     });
                     Place::Joint
                 }
+                (Some(Place::Robot), "material") => {
+                    doc.materials
+                        .push((attrs.get("name").unwrap_or_default(), [f64::NAN; 4]));
+                    Place::RobotMaterial
+                }
+                (Some(Place::RobotMaterial), "color") => {
+                    if let (Some(rgba), Some(m)) = (attrs.color(), doc.materials.last_mut()) {
+                        m.1 = rgba;
+                    }
+                    Place::Skipped
+                }
                 (Some(Place::Robot), "transmission") => {
                     doc.transmitted.get_or_insert_with(HashSet::new);
                     Place::Transmission
@@ -244,8 +278,7 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                 (Some(Place::Link), kind @ ("collision" | "visual")) => {
                     let solid = Solid {
                         name: attrs.get("name"),
-                        origin: Pose::default(),
-                        geometry: None,
+                        ..Solid::default()
                     };
                     if let Some(l) = doc.links.last_mut() {
                         if kind == "collision" {
@@ -299,6 +332,21 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                 }
                 (Some(Place::Collision), "geometry") => Place::CollisionGeometry,
                 (Some(Place::Visual), "geometry") => Place::VisualGeometry,
+                (Some(Place::Visual), "material") => {
+                    if let Some(s) = doc.links.last_mut().and_then(|l| l.visuals.last_mut()) {
+                        s.material = attrs.get("name");
+                    }
+                    Place::VisualMaterial
+                }
+                (Some(Place::VisualMaterial), "color") => {
+                    if let (Some(rgba), Some(s)) = (
+                        attrs.color(),
+                        doc.links.last_mut().and_then(|l| l.visuals.last_mut()),
+                    ) {
+                        s.color = Some(rgba);
+                    }
+                    Place::Skipped
+                }
                 (Some(Place::CollisionGeometry), "sphere") => {
                     let r = attrs.number("radius", f64::NAN).map_err(|m| at(&m))?;
                     if let Some(s) = doc.links.last_mut().and_then(|l| l.collisions.last_mut()) {
@@ -307,6 +355,14 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                     Place::Skipped
                 }
                 (Some(place @ (Place::CollisionGeometry | Place::VisualGeometry)), t) => {
+                    let mesh = (t == "mesh")
+                        .then(|| attrs.get("filename").filter(|f| !f.trim().is_empty()))
+                        .flatten()
+                        .zip(attrs.triple("scale", [1.0; 3]).ok())
+                        .map(|(filename, scale)| MeshFile {
+                            filename: filename.trim().to_string(),
+                            scale,
+                        });
                     let primitive = match t {
                         "sphere" => attrs.number("radius", f64::NAN).ok().map(Primitive::Sphere),
                         "box" => attrs.triple("size", [f64::NAN; 3]).ok().map(Primitive::Box),
@@ -331,6 +387,7 @@ pub(super) fn read_document(text: &str) -> Result<Document, ReadError> {
                         };
                         if let Some(s) = list.last_mut() {
                             s.geometry = primitive;
+                            s.mesh = mesh;
                         }
                     }
                     Place::Skipped
@@ -463,6 +520,16 @@ impl Attrs {
                 "{key}=\"{}\" is not three numbers",
                 self.get(key).unwrap_or_default()
             )),
+        }
+    }
+
+    /// `rgba`: four numbers in [0, 1], or `None`.
+    fn color(&self) -> Option<[f64; 4]> {
+        match self.values("rgba").ok()??.as_slice() {
+            &[r, g, b, a] if [r, g, b, a].iter().all(|c| (0.0..=1.0).contains(c)) => {
+                Some([r, g, b, a])
+            }
+            _ => None,
         }
     }
 

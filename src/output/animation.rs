@@ -5,14 +5,14 @@
 //! mapped onto one fixed palette (the scene's colours, their blends with the background and a
 //! grey ramp for text) through a lookup table, and encoded by the `gif` crate. After the first
 //! frame only the rectangle that changed is stored, with unchanged pixels transparent. Solid
-//! shapes are drawn as their silhouettes (the convex hull of their projected corners or rims),
-//! farthest first; bodies without a shape as their stick figure. Compared solutions are drawn
+//! shapes are drawn as their silhouettes (the convex hull of their projected corners, rims or
+//! mesh outlines), in the colours of their sides, farthest first; bodies without a shape as their stick figure. Compared solutions are drawn
 //! together, the second one faded.
 
 use super::filmstrip::{CONTACT, GAP_FILL, GRID, GROUND_FILL, GROUND_LINE, PANEL_FILL, nice_step};
 use super::plot::{INK, MUTED, Scale, downsample, register_fonts};
 use super::scene::{Run, Scene};
-use super::shapes::Geometry;
+use super::shapes::{Geometry, MeshAsset};
 use super::skeleton::Side;
 use super::{OutputError, write_atomic};
 use crate::spatial::{Transform, Vec3};
@@ -350,8 +350,15 @@ enum Item {
     Stroke(Vec<(i32, i32)>, RGBColor, u32),
 }
 
-/// The silhouette of a shape at world pose `w`.
-fn silhouette(g: &Geometry, w: &Transform, f: &Frame, fill: RGBColor, line: RGBColor) -> Item {
+/// The silhouette of a shape at world pose `w` (`meshes`: those of the scene).
+fn silhouette(
+    g: &Geometry,
+    meshes: &[MeshAsset],
+    w: &Transform,
+    f: &Frame,
+    fill: RGBColor,
+    line: RGBColor,
+) -> Item {
     let project = |p: Vec3| (p.x, p.z);
     let rim = |r: f64, z: f64| {
         (0..RIM).map(move |k| {
@@ -380,6 +387,12 @@ fn silhouette(g: &Geometry, w: &Transform, f: &Frame, fill: RGBColor, line: RGBC
                 })
             })
             .collect(),
+        Geometry::Mesh { index, scale, .. } => meshes
+            .get(index)
+            .map_or(&[][..], |m| &m.outline)
+            .iter()
+            .map(|p| project(w.transform_point(&p.component_mul(&scale))))
+            .collect(),
         Geometry::Sphere(r) => {
             let c = f.at(&w.translation);
             let radius = (r * f.scale * f64::from(SUPERSAMPLE)).round() as i32;
@@ -401,7 +414,7 @@ fn draw_run(area: &Area, scene: &Scene, run: &Run, k: usize, f: &Frame, pens: &P
         let (fill, line) = pens.solid(side);
         items.push((
             w.translation.y,
-            silhouette(&shape.geometry, &w, f, fill, line),
+            silhouette(&shape.geometry, &scene.meshes, &w, f, fill, line),
         ));
     }
     let shaped: Vec<Option<usize>> = scene.shapes.iter().map(|s| s.body).collect();
@@ -690,6 +703,7 @@ mod tests {
             info: Vec::new(),
             model: &model,
             urdf: &urdf,
+            mesh_paths: &crate::output::meshes::MeshPaths::default(),
             contacts: Vec::new(),
             motions: vec![Motion {
                 label: "m".into(),

@@ -8,6 +8,7 @@ mod balance_report;
 mod figures;
 mod filmstrip;
 mod gait;
+mod meshes;
 mod plot;
 mod recorded;
 mod result_dir;

@@ -3,8 +3,9 @@
 //! shown time of each motion (one motion, or the two of a comparison), contact forces, targets
 //! and terrain. Kinematics is done here, once: the pictures only move rigid bodies.
 
+use super::meshes::MeshPaths;
 use super::recorded::TargetRecord;
-use super::shapes::{Shape, robot_shapes};
+use super::shapes::{MeshAsset, Shape, Solids, robot_solids};
 use super::skeleton::{Anchor, Skeleton};
 use crate::contact::Terrain;
 use crate::dynamics::{Workspace, forward_kinematics};
@@ -52,6 +53,8 @@ pub struct SceneInput<'a> {
     pub model: &'a Model,
     /// The text of its URDF (for the solid shapes; empty: stick figure only).
     pub urdf: &'a str,
+    /// Where its mesh files are looked for.
+    pub mesh_paths: &'a MeshPaths,
     /// The contact points: name, link of the body, offset in the body frame.
     pub contacts: Vec<(String, usize, Vec3)>,
     /// The motions (one, or one per compared solution).
@@ -119,6 +122,12 @@ pub(super) struct Scene {
     pub info: Vec<String>,
     pub skeleton: Skeleton,
     pub shapes: Vec<Shape>,
+    /// The meshes the shapes show.
+    pub meshes: Vec<MeshAsset>,
+    /// The meshes not drawn: link, file and why, one line each.
+    pub missing_meshes: Vec<String>,
+    /// How many of those were not found.
+    pub meshes_not_found: usize,
     /// Contact points, then the model's frames.
     pub points: Vec<NamedPoint>,
     /// Indices into `points` traced by default.
@@ -153,7 +162,12 @@ impl Scene {
         let model = input.model;
         let mut ws = Workspace::new(model);
         let skeleton = Skeleton::new(model, &mut ws);
-        let shapes = robot_shapes(model, input.urdf);
+        let Solids {
+            shapes,
+            meshes,
+            missing: missing_meshes,
+            not_found: meshes_not_found,
+        } = robot_solids(model, input.urdf, input.mesh_paths);
         let mut points: Vec<NamedPoint> = input
             .contacts
             .iter()
@@ -216,9 +230,10 @@ impl Scene {
                     bounds.add(&p.anchor.world(&ws), 0.0);
                 }
                 for s in &shapes {
-                    let centre = s.body.map_or(s.placement.translation, |i| {
-                        ws.body_pose(i).transform_point(&s.placement.translation)
-                    });
+                    let local = s.placement.transform_point(&s.geometry.centre());
+                    let centre = s
+                        .body
+                        .map_or(local, |i| ws.body_pose(i).transform_point(&local));
                     bounds.add(&centre, s.geometry.radius());
                 }
                 poses.push((0..model.dof()).map(|i| *ws.body_pose(i)).collect());
@@ -274,6 +289,9 @@ impl Scene {
             info: input.info,
             skeleton,
             shapes,
+            meshes,
+            missing_meshes,
+            meshes_not_found,
             points,
             traced,
             runs,
@@ -348,6 +366,7 @@ mod tests {
             info: Vec::new(),
             model,
             urdf,
+            mesh_paths: &MeshPaths::default(),
             contacts: Vec::new(),
             motions: vec![motion],
             targets: Vec::new(),

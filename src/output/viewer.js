@@ -4,7 +4,9 @@
 // bodies, and per shown time the world pose of every body as [x, y, z, w, i, j, k]; this file
 // only moves rigid bodies (no kinematics). Opened with #selftest it checks itself and writes
 // its verdict as JSON into the element #vito-selftest; #t=SECONDS and #view=side|front|top|3d
-// set the starting time and camera (and keep it paused).
+// set the starting time and camera (and keep it paused). In a page whose robot has meshes,
+// viewer_solids.js (with three.js) draws the solids with WebGL and this file copies its picture
+// in between the ground and the markers (`solids` below).
 (function () {
   'use strict';
 
@@ -195,10 +197,13 @@
   var solidColors = scene.solid_colors.map(rgb);
   var RUN_TINTS = [null, [148, 103, 189], [23, 190, 207]];
 
-  function bodyColor(side, run, solid) {
-    var c = (solid ? solidColors : sideColors)[side];
+  // Colour c as drawn in run `run`: the compared solutions after the first are tinted.
+  function tinted(c, run) {
     var tint = RUN_TINTS[run % RUN_TINTS.length];
     return tint ? [0.5 * (c[0] + tint[0]), 0.5 * (c[1] + tint[1]), 0.5 * (c[2] + tint[2])] : c;
+  }
+  function bodyColor(side, run, solid) {
+    return tinted((solid ? solidColors : sideColors)[side], run);
   }
   function lit(c, normal) {
     return shade(c, 0.55 + 0.45 * Math.max(0, dot(normal, view.light)));
@@ -212,6 +217,22 @@
     traced: {}
   };
   scene.traced.forEach(function (i) { state.traced[i] = true; });
+
+  // The solids of a robot with meshes, drawn with WebGL by viewer_solids.js (null when the
+  // page has no meshes or the browser no WebGL 2: then the meshes are not drawn, and their
+  // bodies are drawn as sticks).
+  var meshShapes = scene.mesh_shapes || [];
+  var solidBodies = {};
+  scene.shapes.concat(meshShapes).forEach(function (s) {
+    if (s.body >= 0) { solidBodies[s.body] = true; }
+  });
+  var solids = meshShapes.length && window.vitoSolids
+    ? window.vitoSolids(scene, tinted, function (side) { return solidColors[side]; },
+      FADED_ALPHA, function () {
+        var g = groundSquare();
+        return [g.gy - g.half, g.gy + g.half];
+      })
+    : null;
 
   function polygon(points) {
     ctx.beginPath();
@@ -425,14 +446,22 @@
     });
   }
 
-  // The ground plane (or a reference floor under a robot that stands on nothing), with its
-  // grid, gaps and boxes.
-  function drawGround(items) {
+  // The square of ground drawn: its height, grid step, centre and half side.
+  function groundSquare() {
     var hasGround = scene.ground !== null && scene.ground !== undefined;
-    var z = hasGround ? scene.ground : lo[2] - 0.05 * size;
     var step = niceStep(size / 4);
-    var half = Math.ceil(1.2 * size / step) * step;
-    var gx = Math.round(centre[0] / step) * step, gy = Math.round(centre[1] / step) * step;
+    return {
+      hasGround: hasGround, z: hasGround ? scene.ground : lo[2] - 0.05 * size, step: step,
+      half: Math.ceil(1.2 * size / step) * step,
+      gx: Math.round(centre[0] / step) * step, gy: Math.round(centre[1] / step) * step
+    };
+  }
+
+  // The ground plane (or a reference floor under a robot that stands on nothing), with its
+  // grid, gaps and boxes (the boxes drawn by `solids` when it draws the solids).
+  function drawGround(items) {
+    var square = groundSquare(), hasGround = square.hasGround, z = square.z;
+    var step = square.step, half = square.half, gx = square.gx, gy = square.gy;
     var corners = [[gx - half, gy - half, z], [gx + half, gy - half, z],
       [gx + half, gy + half, z], [gx - half, gy + half, z]];
     var above = view.eye[2] > z;
@@ -464,7 +493,7 @@
         polygon(floor); ctx.fillStyle = 'rgba(40, 36, 32, 0.5)'; ctx.fill();
       }
     });
-    (t.boxes || []).forEach(function (b) {
+    (solids ? [] : t.boxes || []).forEach(function (b) {
       var y = width(b.y), h = b.top - z;
       var pose = {
         R: [1, 0, 0, 0, 1, 0, 0, 0, 1],
@@ -487,6 +516,12 @@
     return best;
   }
 
+  // Whether the joint marker and bones of body b are hidden: WebGL draws its solids, and the
+  // skeleton is off (markers are drawn over the solids that WebGL draws, not sorted with them).
+  function hidden(b) {
+    return !!solids && !state.skeleton && !!solidBodies[b];
+  }
+
   // Offset of run r in the side-by-side comparison.
   function runOffset(r) {
     return state.sideBySide ? [r * 1.2 * (hi[0] - lo[0] + 0.2 * size), 0, 0] : null;
@@ -505,13 +540,19 @@
     return traceCache[key];
   }
 
-  function render() {
+  // Gives the canvas as many pixels as it shows.
+  function resize() {
     var dpr = window.devicePixelRatio || 1;
     var w = Math.max(1, Math.round(canvas.clientWidth * dpr));
     var h = Math.max(1, Math.round(canvas.clientHeight * dpr));
     if (canvas.width !== w || canvas.height !== h) {
       canvas.width = w; canvas.height = h;
     }
+  }
+
+  function render() {
+    resize();
+    var w = canvas.width, h = canvas.height;
     setupView();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = css(BACKGROUND);
@@ -534,8 +575,11 @@
         ctx.stroke();
       });
     });
+    var solidPoses = [], solidOffsets = [];
     runs.forEach(function (run, r) {
       var poses = posesAt(run, state.t);
+      solidPoses.push(poses);
+      solidOffsets.push(runOffset(r));
       if (!poses) { return; }
       var offset = runOffset(r);
       if (offset) {
@@ -543,12 +587,15 @@
       }
       var alpha = r === 0 ? 1 : FADED_ALPHA;
       var world = { R: [1, 0, 0, 0, 1, 0, 0, 0, 1], p: offset || [0, 0, 0] };
-      scene.shapes.forEach(function (s, i) {
-        var base = s.body < 0 ? world : poses[s.body];
-        shapeItems(items, s, compose(base, shapePoses[i]), r, alpha);
-      });
+      if (!solids) {
+        scene.shapes.forEach(function (s, i) {
+          var base = s.body < 0 ? world : poses[s.body];
+          shapeItems(items, s, compose(base, shapePoses[i]), r, alpha);
+        });
+      }
       scene.bones.forEach(function (b) {
         if (!b.bare && !state.skeleton) { return; }
+        if (hidden(b.a[0])) { return; }
         lineItem(items, at(poses, b.a, b.a[0] < 0 ? offset : null),
           at(poses, b.b, b.b[0] < 0 ? offset : null),
           bodyColor(b.side, r), boneWidth, 2, alpha);
@@ -562,6 +609,7 @@
         }
       });
       scene.joints.forEach(function (j) {
+        if (hidden(j[0])) { return; }
         dotItem(items, at(poses, j), jointRadius, 2.5, [255, 255, 255], [40, 40, 40], alpha,
           1e-3 * size);
       });
@@ -574,8 +622,10 @@
           label(items, at(poses, p.at), p.name, '#555');
         }
       });
-      dotItem(items, at(poses, scene.root, scene.root[0] < 0 ? offset : null), jointRadius,
-        3, [30, 30, 30], null, alpha, 1e-3 * size);
+      if (!solids || state.skeleton) {
+        dotItem(items, at(poses, scene.root, scene.root[0] < 0 ? offset : null), jointRadius,
+          3, [30, 30, 30], null, alpha, 1e-3 * size);
+      }
       if (scene.force_scale > 0) {
         forcesAt(run, state.t).forEach(function (f) {
           if (!f.value) { return; }
@@ -596,6 +646,12 @@
           '#1b5e20');
       }
     });
+    if (solids) {
+      ctx.drawImage(solids.draw({
+        width: w, height: h, eye: view.eye, f: view.f, u: view.u, fov: FOV, distance: cam.dist,
+        size: size
+      }, solidPoses, solidOffsets), 0, 0);
+    }
     items.sort(function (a, b) { return b.z - a.z; });
     items.forEach(function (it) { it.draw(); });
     drawAxes(w, h);
@@ -702,6 +758,21 @@
       s.className = k[2]; s.style.background = k[0];
       d.appendChild(s); d.appendChild(document.createTextNode(k[1]));
       legend.appendChild(d);
+    });
+    var notes = [];
+    if (meshShapes.length && !solids) {
+      notes.push('This browser has no WebGL 2: the meshes are not drawn.');
+    }
+    var missing = scene.missing_meshes || [];
+    if (missing.length) {
+      notes.push('Meshes not drawn (' + missing.length + '):');
+      notes = notes.concat(missing);
+      notes.push('vito view RESULT --package-path DIR looks for them in DIR too.');
+      console.warn('vito viewer: meshes not drawn: ' + missing.join('; '));
+    }
+    notes.forEach(function (line) {
+      var d = document.createElement('div');
+      d.className = 'note'; d.textContent = line; legend.appendChild(d);
     });
     if (runs.length > 1) {
       var box = document.getElementById('compare-box');
@@ -825,6 +896,9 @@
     verdict.time_after_slider = state.t;
     verdict.end_time = t1;
     verdict.canvas = [canvas.width, canvas.height];
+    verdict.solids = solids ? 'webgl' : meshShapes.length ? 'no-webgl' : 'none';
+    verdict.mesh_triangles = solids ? solids.triangles : 0;
+    verdict.missing_meshes = (scene.missing_meshes || []).length;
     verdict.load_ms = performance.now();
     verdict.errors = window.vitoErrors.slice();
     document.getElementById('vito-selftest').textContent = JSON.stringify(verdict);
@@ -835,7 +909,7 @@
 
   buildPanel();
   bindControls();
-  render();
+  resize();
   preset(options.view || '3d');
   if (options.t !== undefined) { state.t = Math.min(t1, Math.max(t0, parseFloat(options.t) || 0)); }
   render();

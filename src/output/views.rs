@@ -5,6 +5,7 @@
 //! A comparison directory (with `compare.json`) shows its solutions together.
 
 use super::animation::write_animation;
+use super::meshes::MeshPaths;
 use super::recorded::RobotRecord;
 use super::result_dir::{RecordedReport, read_motion, read_report};
 use super::scene::{Scene, SceneInput};
@@ -26,6 +27,10 @@ pub struct ViewOptions {
     pub output: Option<PathBuf>,
     /// Whether the side-view `animation.gif` is drawn too.
     pub formats: Formats,
+    /// Folders that hold the ROS packages of the robot's meshes (`package://PKG/x` is looked
+    /// for as `DIR/PKG/x` and `DIR/x`; relative names as `DIR/name`), looked in after the
+    /// URDF's folder and the folders above it.
+    pub package_path: Vec<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -176,8 +181,16 @@ pub fn write_views(
         }
     };
     let urdf = urdf_path
+        .as_ref()
         .and_then(|p| std::fs::read_to_string(p).ok())
         .unwrap_or_default();
+    let mesh_paths = MeshPaths {
+        urdf_dir: urdf_path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf),
+        package_path: opts.package_path.clone(),
+    };
     let contacts = contacts(model, &first.report.robot);
     let names: Vec<String> = contacts.iter().map(|c| c.0.clone()).collect();
     let motions = records
@@ -204,11 +217,24 @@ pub fn write_views(
         info,
         model,
         urdf: &urdf,
+        mesh_paths: &mesh_paths,
         contacts,
         motions,
         targets: first.report.targets.clone(),
         terrain: first.report.terrain.clone(),
     });
+    if let Some(robot) = &urdf_path {
+        for line in &scene.missing_meshes {
+            eprintln!("warning: {}: {line}; not drawn", robot.display());
+        }
+        if scene.meshes_not_found > 0 {
+            eprintln!(
+                "hint: `vito view {} --package-path DIR` draws the page again with the meshes \
+                 found in DIR (DIR/PKG/... for package://PKG/...)",
+                dir.display()
+            );
+        }
+    }
     let out = opts.output.clone().unwrap_or_else(|| dir.to_path_buf());
     let html = out.join("view.html");
     let gif = out.join("animation.gif");

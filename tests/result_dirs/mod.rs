@@ -1,6 +1,6 @@
 //! Hand-written result directories for `vito view`: a quadruped walking over terrain with
-//! contact forces and a target (the contact work's formats), and a humanoid walking for 3 s
-//! at 1 kHz.
+//! contact forces and a target (the contact work's formats), a humanoid walking for 3 s
+//! at 1 kHz, and the meshed arm of `tests/fixtures/meshed_arm` swinging.
 #![allow(dead_code)]
 
 use std::fmt::Write;
@@ -164,6 +164,35 @@ pub fn humanoid_walk(dir: &Path) {
   "robot_file": "{}", "base": "floating", "integrator": "simpson", "dt": 0.001,
   "status": "Completed"}}"#,
         robot("humanoid.urdf")
+    );
+    std::fs::write(dir.join("report.json"), report).unwrap();
+}
+
+/// The fixture robot with meshes (`tests/fixtures/meshed_arm/arm.urdf`).
+pub fn meshed_arm_urdf() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meshed_arm/arm.urdf")
+}
+
+/// The 2-link arm of the URDF `urdf` (the meshed arm, or a copy of it) swinging for 2 s at
+/// 100 Hz, as a simulation.
+pub fn meshed_arm_swing(dir: &Path, urdf: &Path) {
+    let header = ["t", "q_shoulder", "q_elbow"].map(String::from);
+    let rows: Vec<Vec<f64>> = (0..=200)
+        .map(|k| {
+            let t = f64::from(k) * 0.01;
+            vec![
+                t,
+                0.9 * (1.5 * t).sin(),
+                -1.2 * (1.0 - (2.0 * t).cos()) / 2.0,
+            ]
+        })
+        .collect();
+    write_csv(dir, &header, &rows);
+    let report = format!(
+        r#"{{"kind": "simulation", "problem": "meshed_arm_swing", "robot": "meshed_arm",
+  "robot_file": "{}", "base": "fixed", "integrator": "simpson", "dt": 0.01,
+  "status": "Completed"}}"#,
+        urdf.display()
     );
     std::fs::write(dir.join("report.json"), report).unwrap();
 }
