@@ -8,7 +8,7 @@ use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{Workspace, forward_kinematics, forward_velocities, point_jacobian};
 use vito::model::{BaseKind, Model, PendulumSpec, load_urdf, parse_urdf, pendulum_urdf};
 use vito::spatial::{Vec3, Vec6};
-use vito::vi::simulate::{SimulationOptions, simulate};
+use vito::vi::simulate::{SimulationOptions, Trajectory, simulate};
 use vito::vi::{
     ConstraintWorkspace, Galerkin, PointConstraint, PointLoad, Stage, StageJacobian,
     StageWorkspace, constrained_newton_direction, linearize,
@@ -26,28 +26,34 @@ fn no_torque(_: f64, u: &mut [f64]) {
     u.fill(0.0);
 }
 
+/// A run of `steps` steps of `dt` with the Simpson VI and no torques, which must not stop.
+fn unforced_simpson(model: &Model, q0: &[f64], v0: &[f64], dt: f64, steps: usize) -> Trajectory {
+    let opts = SimulationOptions {
+        dt,
+        steps,
+        ..SimulationOptions::default()
+    };
+    let sim = simulate(
+        model,
+        &Galerkin::simpson(),
+        q0,
+        v0,
+        &mut no_torque,
+        &[],
+        &opts,
+    );
+    assert!(sim.failure.is_none(), "dt {dt}: {:?}", sim.failure);
+    sim.trajectory
+}
+
 #[test]
 fn energy_of_the_conservative_12_link_pendulum_stays_bounded() {
     let model = robot("pendulum12", BaseKind::Fixed);
     let mut r = rng(5);
     let q0 = uniform(&mut r, 12, std::f64::consts::PI / 12.0);
     let v0 = vec![0.0; 12];
-    let opts = SimulationOptions {
-        dt: 0.005,
-        steps: 10_000,
-        ..SimulationOptions::default()
-    };
-    let sim = simulate(
-        &model,
-        &Galerkin::simpson(),
-        &q0,
-        &v0,
-        &mut no_torque,
-        &[],
-        &opts,
-    );
-    assert!(sim.failure.is_none(), "{:?}", sim.failure);
-    let e = &sim.trajectory.energy;
+    let trajectory = unforced_simpson(&model, &q0, &v0, 0.005, 10_000);
+    let e = &trajectory.energy;
     assert_eq!(e.len(), 10_001);
     // No secular drift: the mean energy error of every tenth of the run stays within the
     // oscillation amplitude of the first tenth, and that amplitude is small.
@@ -90,27 +96,9 @@ fn a_step_newton_cannot_solve_is_split_and_the_chain_runs_on() {
     .unwrap();
     let q0 = uniform(&mut rng(0), 128, std::f64::consts::PI / 12.0);
     let v0 = vec![0.0; 128];
-    let run = |dt: f64, steps: usize| {
-        let opts = SimulationOptions {
-            dt,
-            steps,
-            ..SimulationOptions::default()
-        };
-        let sim = simulate(
-            &model,
-            &Galerkin::simpson(),
-            &q0,
-            &v0,
-            &mut no_torque,
-            &[],
-            &opts,
-        );
-        assert!(sim.failure.is_none(), "dt {dt}: {:?}", sim.failure);
-        sim.trajectory
-    };
     let dt = 0.01;
-    let coarse = run(dt, 125);
-    let fine = run(dt / 4.0, 500);
+    let coarse = unforced_simpson(&model, &q0, &v0, dt, 125);
+    let fine = unforced_simpson(&model, &q0, &v0, dt / 4.0, 500);
     assert_eq!(fine.time.len(), 501, "the fine run needs no split");
     // Some steps were split, each into halves of halves, and every grid knot was reached.
     assert!(coarse.time.len() > 126, "no step was split");
