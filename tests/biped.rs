@@ -272,7 +272,7 @@ fn each_foot_of_the_committed_jump_lifts_and_lands() {
     each_foot_lifts_and_lands(&result(JUMP, "knots.csv"), &FEET, LIFTED);
 }
 
-/// The jump's solve from its documented start (the warm start of `initial_guess`) ends
+/// The jump's solve, its four easier steps first (`initial_guess: {solve: …}`), ends
 /// `Converged` (`cargo test --release --test biped -- --ignored`).
 #[test]
 #[ignore = "a solve of minutes in a debug build; run with --release -- --ignored"]

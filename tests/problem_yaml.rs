@@ -4,7 +4,7 @@ mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
-use vito::problem::{ProblemOverrides, load_problem};
+use vito::problem::{InitialGuess, ProblemOverrides, load_problem};
 
 fn write(name: &str, text: &str) -> PathBuf {
     let dir = scratch::fresh_dir("vito-problem-yaml");
@@ -16,6 +16,14 @@ fn write(name: &str, text: &str) -> PathBuf {
 
 const GOOD: &str = "name: ok\nrobot: ROBOTS/pendulum2.urdf\nduration: 2\nstages: 10\n\
 initial: {q: [0, 0], v: [0, 0]}\nfinal: {q: [3, 0], v: [0, 0]}\nbounds: {u: [-50, 50]}\ncosts: {effort: 1}\n";
+
+/// Writes `name` beside `file` (the same directory).
+fn write_beside(file: &std::path::Path, name: &str, text: &str) -> PathBuf {
+    let robots = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
+    let p = file.with_file_name(name);
+    std::fs::write(&p, text.replace("ROBOTS", robots)).unwrap();
+    p
+}
 
 fn error_of(name: &str, text: &str) -> String {
     let p = write(name, text);
@@ -256,6 +264,88 @@ fn missing_warm_start_file() {
         &msg,
         &["initial_guess.from", "trajectory.csv", "does not exist"],
     );
+}
+
+/// `initial_guess: {solve: …}`: the problem to solve first is loaded with this one (its
+/// errors before any solve), and it is part of this one's hash.
+#[test]
+fn a_problem_to_solve_first_is_loaded_with_it() {
+    let first = write("first.yaml", &GOOD.replace("name: ok", "name: first"));
+    let then = write_beside(
+        &first,
+        "then.yaml",
+        &format!("{GOOD}initial_guess: {{solve: first.yaml}}\n"),
+    );
+    let load = || load_problem(&then, &ProblemOverrides::default()).unwrap();
+    let prob = load();
+    let InitialGuess::Solve(inner) = &prob.initial_guess else {
+        panic!("{:?}", prob.initial_guess)
+    };
+    assert_eq!((inner.name.as_str(), inner.stages), ("first", 10));
+    let hash = prob.hash.clone();
+    write_beside(
+        &first,
+        "first.yaml",
+        &GOOD
+            .replace("name: ok", "name: first")
+            .replace("stages: 10", "stages: 12"),
+    );
+    assert_ne!(
+        load().hash,
+        hash,
+        "the first problem's file is part of the hash"
+    );
+}
+
+#[test]
+fn a_missing_or_invalid_problem_to_solve_first() {
+    let msg = error_of(
+        "warm.yaml",
+        &format!("{GOOD}initial_guess: {{solve: easier.yaml}}\n"),
+    );
+    assert_mentions(
+        &msg,
+        &[
+            "warm.yaml",
+            "initial_guess.solve",
+            "easier.yaml",
+            "does not exist",
+        ],
+    );
+    let first = write("bad_first.yaml", &GOOD.replace("stages: 10", "stages: 0"));
+    let then = write_beside(
+        &first,
+        "then.yaml",
+        &format!("{GOOD}initial_guess: {{solve: bad_first.yaml}}\n"),
+    );
+    let msg = load_problem(&then, &ProblemOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert_mentions(&msg, &["bad_first.yaml", "stages"]);
+}
+
+/// A chain of problems solved first that comes back to one of its files is refused, also a
+/// file that names itself.
+#[test]
+fn a_cycle_of_problems_to_solve_first_is_refused() {
+    let a = write(
+        "a.yaml",
+        &format!("{GOOD}initial_guess: {{solve: b.yaml}}\n"),
+    );
+    write_beside(
+        &a,
+        "b.yaml",
+        &format!("{GOOD}initial_guess: {{solve: ./a.yaml}}\n"),
+    );
+    let msg = load_problem(&a, &ProblemOverrides::default())
+        .unwrap_err()
+        .to_string();
+    assert_mentions(&msg, &["b.yaml", "initial_guess.solve", "a.yaml", "cycle"]);
+    let msg = error_of(
+        "me.yaml",
+        &format!("{GOOD}initial_guess: {{solve: me.yaml}}\n"),
+    );
+    assert_mentions(&msg, &["me.yaml", "initial_guess.solve", "cycle"]);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use std::str::FromStr;
 use vito::commands::{self, Solved, SweepOptions, SweepRow, SweepSource};
 use vito::dynamics::{Workspace, bias_forces, forward_dynamics, inverse_dynamics, mass_matrix};
 use vito::model::{BaseKind, Model, UrdfOptions, load_urdf_with};
-use vito::output::{Formats, fine_grid, sampled_rows, simulation_table, trajectory_header};
+use vito::output::{Formats, sampled_rows, simulation_table, trajectory_header};
 use vito::problem::sweep::{Design, Instance, Variation, instances};
 use vito::problem::{
     Integrator, ProblemOverrides, SimulationOverrides, TrajectoryProblem, TranscriptionKind,
@@ -188,7 +188,7 @@ impl SolveData {
     fn new(prob: &TrajectoryProblem, solved: &Solved) -> Result<Self, String> {
         let sol = &solved.outcome.solution;
         let r = &solved.outcome.result;
-        let rows = sampled_rows(prob, sol, &fine_grid(sol, prob.stages));
+        let rows = sampled_rows(prob, sol, &sol.fine_grid(prob.stages));
         Ok(Self {
             status: solved.report.status.clone(),
             objective: r.objective,

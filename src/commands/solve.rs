@@ -114,6 +114,23 @@ fn print_summary(prob: &TrajectoryProblem, solved: &Solved, writing_s: f64) {
         outcome.size.constraints,
         outcome.size.jacobian_nonzeros
     );
+    if !outcome.continuation.is_empty() {
+        let steps: Vec<String> = outcome
+            .continuation
+            .iter()
+            .map(|c| {
+                format!(
+                    "'{}' {:?} ({} iterations, {:.3} s)",
+                    c.problem, c.status, c.iterations, c.solve_time_s
+                )
+            })
+            .collect();
+        eprintln!(
+            "continuation: started from {}; {:.3} s in all",
+            steps.join(" → "),
+            outcome.total_time_s()
+        );
+    }
     let a = &solved.report.accuracy;
     eprintln!(
         "re-simulated by RK4 (step {:.0e} s): one-stage error {:.1e} ({} in stage {}) / {:.1e} (v), \

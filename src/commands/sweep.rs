@@ -31,7 +31,7 @@ pub struct SweepRow {
     pub status: String,
     /// Iterations of the solver.
     pub iterations: usize,
-    /// Wall-clock time of the solve (s).
+    /// Wall-clock time of the solve, continuation steps included (s).
     pub solve_s: f64,
     /// Objective at the final iterate (none for an `Error` row).
     pub objective: Option<f64>,
@@ -217,7 +217,7 @@ pub fn solve_sweep_instance(
                 values: instance.values.clone(),
                 status: format!("{:?}", r.status),
                 iterations: r.iterations,
-                solve_s: r.timing.total.as_secs_f64(),
+                solve_s: solved.outcome.total_time_s(),
                 objective: Some(r.objective),
                 constraint_violation: Some(r.residuals.primal_infeasibility),
                 ground_positive_work: contact.map(|_| energy.ground_positive_work),

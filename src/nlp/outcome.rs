@@ -7,7 +7,7 @@ use super::settings::Method;
 
 /// How a solve ended. Only `Converged` and `Acceptable` mean that the returned point
 /// satisfies the (tight or loose) optimality tolerances.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Status {
     /// All tolerances met: constraint violation, scaled dual infeasibility, scaled
     /// complementarity and complementarity-pair violation.

@@ -2,7 +2,7 @@
 
 use super::{
     ContactSchedule, FilmstripOptions, Formats, LinePlot, OutputError, Series, SoleFigure,
-    SolePanel, fine_grid, write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
+    SolePanel, write_contact_schedule, write_filmstrip, write_line_plot, write_panels,
     write_sole_figure,
 };
 use crate::contact::Terrain;
@@ -70,7 +70,7 @@ pub fn write_solve_figures(
     formats: Formats,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let sol = &outcome.solution;
-    let times = fine_grid(sol, prob.stages);
+    let times = sol.fine_grid(prob.stages);
     let samples: Vec<_> = times.iter().map(|&t| sol.sample(t)).collect();
     let q: Vec<Vec<f64>> = samples.iter().map(|s| s.0.clone()).collect();
     let v: Vec<Vec<f64>> = samples.iter().map(|s| s.1.clone()).collect();

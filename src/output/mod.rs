@@ -35,10 +35,7 @@ pub use result_dir::{RecordedReport, read_motion, read_report};
 pub use scene::Motion;
 pub use simulation_report::{SimulationReport, write_simulation_report};
 pub use sole::{SoleFigure, SolePanel, write_sole_figure};
-pub use solve_report::{
-    Report, SAMPLES_PER_STAGE, StanceReport, fine_grid, sampled_rows, trajectory_header,
-    write_solve_report,
-};
+pub use solve_report::{Report, StanceReport, sampled_rows, trajectory_header, write_solve_report};
 pub use sweep_figure::{SweepPoint, write_sweep_figure};
 pub use table::write_csv;
 pub use trajectory::{simulation_table, write_simulation_csv};

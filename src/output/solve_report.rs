@@ -10,9 +10,6 @@ use crate::transcription::{Accuracy, Outcome, RESIMULATION_STEP, Solution, dynam
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// Samples per stage of `trajectory.csv`.
-pub const SAMPLES_PER_STAGE: usize = 10;
-
 /// One iterate of the solve, as `solver.log` shows it.
 #[derive(Serialize)]
 struct HistoryRow {
@@ -160,6 +157,10 @@ pub struct Report {
     pub accuracy: Accuracy,
     /// The work of every force over the horizon against the change of energy.
     pub energy: crate::transcription::EnergyAccount,
+    /// The problems solved first to start this one (`initial_guess: {solve: …}`), the easiest
+    /// first; `solve_time_s` is this problem's alone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub continuation: Vec<crate::transcription::ContinuationStep>,
     history: Vec<HistoryRow>,
 }
 
@@ -205,6 +206,7 @@ impl Report {
             targets: targets(prob, &outcome.solution.times),
             accuracy: dynamic_accuracy(&prob.model, &outcome.solution, RESIMULATION_STEP),
             energy: outcome.energy,
+            continuation: outcome.continuation.clone(),
             terrain: prob.contact.as_ref().map(|c| c.terrain.clone()),
             history: r
                 .history
@@ -258,15 +260,6 @@ pub fn sampled_rows(prob: &TrajectoryProblem, sol: &Solution, times: &[f64]) -> 
         .collect()
 }
 
-/// The uniform fine grid of `trajectory.csv`.
-pub fn fine_grid(sol: &Solution, stages: usize) -> Vec<f64> {
-    let count = stages * SAMPLES_PER_STAGE;
-    let t_end = sol.duration();
-    (0..=count)
-        .map(|k| t_end * k as f64 / count as f64)
-        .collect()
-}
-
 /// The columns of `knots.csv` and `trajectory.csv` (the rows of [`sampled_rows`]): `t`,
 /// `q_<joint>…`, `v_<joint>…`, `u_<actuated joint>…`, then the contact columns (per contact
 /// point `fn_P`, `f_P_x`, `f_P_y`, `f_P_z`, `gap_P`) and the stance columns.
@@ -285,8 +278,8 @@ pub fn trajectory_header(sol: &Solution) -> Vec<String> {
 }
 
 /// Writes `report.json`, `knots.csv` (the transcription's points: its own values of q, q̇ and
-/// u) and `trajectory.csv` (the interpolant on a uniform grid of [`SAMPLES_PER_STAGE`] samples
-/// per stage) into `dir`; returns the report and the paths written.
+/// u) and `trajectory.csv` (the interpolant on a uniform grid of [`SAMPLES_PER_STAGE`](crate::transcription::SAMPLES_PER_STAGE) samples
+/// per stage, [`Solution::fine_grid`]) into `dir`; returns the report and the paths written.
 ///
 /// # Errors
 /// An [`OutputError`] naming the file.
@@ -327,7 +320,7 @@ pub fn write_solve_report(
     write_csv(
         &traj_path,
         &trajectory_header(sol),
-        &sampled_rows(prob, sol, &fine_grid(sol, prob.stages)),
+        &sampled_rows(prob, sol, &sol.fine_grid(prob.stages)),
     )?;
     Ok((report, vec![report_path, knots_path, traj_path]))
 }

@@ -4,6 +4,7 @@
 //! and, where the YAML parser gives it, the line and column, and says what is allowed.
 
 mod optimization;
+mod recording;
 mod simulation;
 mod stance;
 pub mod sweep;
@@ -15,6 +16,7 @@ pub use optimization::{
     FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
     Tracking, TrajectoryProblem, TranscriptionKind, load_problem, load_problem_str,
 };
+pub use recording::Recording;
 pub use simulation::{
     Integrator, Interpolation, SimulationOverrides, SimulationProblem, TorqueSchedule,
     load_simulation, load_simulation_str,

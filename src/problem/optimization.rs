@@ -33,10 +33,11 @@
 //!   - obstacle_clearance: {frame: l_shank, from: [0, 0, 0], to: [0, 0, -0.42], samples: 10, margin: 0.025}
 //! stance: [{frame: r_sole, friction: 0.8, sole: {x: [-0.09, 0.17], y: [-0.07, 0.06]}}]
 //! solver: {qp: clarabel, tolerance: 1.0e-6, max_iterations: 300, hessian: exact}
-//! initial_guess: interpolate        # or {from: ../results/x/trajectory.csv}
+//! initial_guess: interpolate        # or {from: ../results/x/trajectory.csv}, {solve: easier.yaml}
 //! output: results/pendulum_swingup_2
 //! ```
 
+use super::recording::Recording;
 use super::stance::{Stance, StanceFile, stances};
 use super::terrain::{TerrainFile, contact_model};
 use super::{
@@ -50,6 +51,7 @@ use serde::Deserialize;
 use serde_yaml_ng::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How the dynamics become constraints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,13 +267,19 @@ pub enum PathConstraint {
 }
 
 /// Where the solver starts.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum InitialGuess {
     /// Straight lines between the initial and final configurations, zero torques.
     Interpolate,
     /// A previous result's `trajectory.csv` (columns `t`, `q_<joint>`, `u_<joint>`),
     /// interpolated at the control points.
     FromCsv(PathBuf),
+    /// Continuation: another problem (an easier one: flat ground before a box), solved first;
+    /// this one starts from its trajectory.
+    Solve(Box<TrajectoryProblem>),
+    /// A trajectory in memory (what [`InitialGuess::Solve`] becomes once its problem is
+    /// solved), interpolated at the control points.
+    Recorded(Arc<Recording>),
 }
 
 /// A validated trajectory-optimization problem.
@@ -798,6 +806,45 @@ fn show(v: &Value) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// The problem of `initial_guess: {solve: path}` in the file `shown` (reached through
+/// `chain`), loaded with the same `overrides`.
+///
+/// # Errors
+/// A [`ProblemError`] naming `shown` when `path` does not exist or is already in the chain (a
+/// cycle), or naming `path` when its problem is invalid.
+fn load_first(
+    path: &Path,
+    shown: &str,
+    overrides: &ProblemOverrides,
+    chain: &mut Chain,
+) -> Result<TrajectoryProblem, ProblemError> {
+    let invalid = |message: String| ProblemError::Invalid {
+        path: shown.to_string(),
+        field: "initial_guess.solve".to_string(),
+        message,
+    };
+    let Ok(canonical) = path.canonicalize() else {
+        return Err(invalid(format!("{} does not exist", path.display())));
+    };
+    if chain.contains(&canonical) {
+        return Err(invalid(format!(
+            "{} is solved to start itself (a cycle of initial_guess.solve)",
+            path.display()
+        )));
+    }
+    let text = read_text(path)?;
+    chain.push(canonical);
+    let first = load_in_chain(
+        &text,
+        base_dir_of(path),
+        &path.display().to_string(),
+        overrides,
+        chain,
+    );
+    chain.pop();
+    first
+}
+
 /// FNV-1a, 64 bit, of the bytes of `parts` in turn, as 16 hex digits.
 pub(crate) fn fnv1a(parts: &[&[u8]]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -820,13 +867,18 @@ pub fn load_problem(
     overrides: &ProblemOverrides,
 ) -> Result<TrajectoryProblem, ProblemError> {
     let text = read_text(path)?;
-    load_problem_str(
+    load_in_chain(
         &text,
         base_dir_of(path),
         &path.display().to_string(),
         overrides,
+        &mut path.canonicalize().into_iter().collect(),
     )
 }
+
+/// The files of the `initial_guess: {solve: …}` chain being loaded, outermost first (to
+/// refuse a cycle).
+type Chain = Vec<PathBuf>;
 
 /// Validates a motion problem given as YAML text (JSON too: YAML is a superset of it), as
 /// [`load_problem`] does a file's. Relative paths in it (`robot`, `initial_guess.from`) start
@@ -839,6 +891,17 @@ pub fn load_problem_str(
     base_dir: &Path,
     shown: &str,
     overrides: &ProblemOverrides,
+) -> Result<TrajectoryProblem, ProblemError> {
+    load_in_chain(text, base_dir, shown, overrides, &mut Chain::new())
+}
+
+/// [`load_problem_str`] of a problem reached through `chain`.
+fn load_in_chain(
+    text: &str,
+    base_dir: &Path,
+    shown: &str,
+    overrides: &ProblemOverrides,
+    chain: &mut Chain,
 ) -> Result<TrajectoryProblem, ProblemError> {
     let f: ProblemFile = parse_yaml(text, shown)?;
     let shown = shown.to_string();
@@ -1278,11 +1341,23 @@ pub fn load_problem_str(
             }
             InitialGuess::FromCsv(p)
         }
+        Some(Value::Mapping(m))
+            if m.len() == 1 && m.get("solve").and_then(Value::as_str).is_some() =>
+        {
+            let solve = m.get("solve").and_then(Value::as_str).unwrap_or_default();
+            InitialGuess::Solve(Box::new(load_first(
+                &relative_to(base_dir, solve),
+                shown.as_str(),
+                overrides,
+                chain,
+            )?))
+        }
         Some(other) => {
             return Err(ctx.invalid(
                 "initial_guess",
                 format!(
-                    "expected interpolate or {{from: path/to/trajectory.csv}}, got {}",
+                    "expected interpolate, {{from: path/to/trajectory.csv}} or \
+                     {{solve: easier_problem.yaml}}, got {}",
                     show(other)
                 ),
             ));
@@ -1348,9 +1423,14 @@ pub fn load_problem_str(
         Some(o) => PathBuf::from(o),
         None => PathBuf::from("results").join(&f.name),
     });
+    // A problem solved first is part of this one.
+    let first_hash = match &initial_guess {
+        InitialGuess::Solve(first) => first.hash.as_str(),
+        _ => "",
+    };
     Ok(TrajectoryProblem {
         name: f.name.clone(),
-        hash: fnv1a(&[text.as_bytes(), &urdf]),
+        hash: fnv1a(&[text.as_bytes(), &urdf, first_hash.as_bytes()]),
         duration: f.duration,
         stages: f.stages,
         transcription,

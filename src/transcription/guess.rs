@@ -1,13 +1,12 @@
 //! Starting trajectories: straight lines between the boundary configurations (the final one
 //! moved onto the frame-position targets of `time: end` by inverse kinematics), or a previous
-//! result's `trajectory.csv` (warm start).
+//! result's `trajectory.csv` or of a problem solved before (warm start, continuation).
 
 use crate::dynamics::{
     Workspace, forward_kinematics, frame_pose, inverse_dynamics, point_jacobian,
 };
-use crate::problem::{InitialGuess, PathConstraint, TimeSpec, TrajectoryProblem};
+use crate::problem::{InitialGuess, PathConstraint, Recording, TimeSpec, TrajectoryProblem};
 use nalgebra::{DMatrix, DVector};
-use std::path::Path;
 
 /// Rows of values, one per time.
 type Rows = Vec<Vec<f64>>;
@@ -56,7 +55,17 @@ pub fn initial_trajectory(prob: &TrajectoryProblem, times: &[f64]) -> Result<(Ro
                 .collect();
             (q, u)
         }
-        InitialGuess::FromCsv(path) => from_csv(prob, path, times)?,
+        InitialGuess::FromCsv(path) => Recording::read_csv(path)?
+            .resample(model, prob.duration, times)
+            .map_err(|e| format!("{}: {e}", path.display()))?,
+        InitialGuess::Recorded(recording) => recording.resample(model, prob.duration, times)?,
+        InitialGuess::Solve(first) => {
+            return Err(format!(
+                "the problem to solve first ('{}', initial_guess.solve) has no result yet: \
+                 crate::transcription::solve solves it before this one",
+                first.name
+            ));
+        }
     };
     for row in &mut q {
         for (i, v) in row.iter_mut().enumerate() {
@@ -145,85 +154,4 @@ fn reach_end_targets(prob: &TrajectoryProblem, end: &mut [f64]) {
             end[i] = (end[i] + step[k]).clamp(lower(i), upper(i));
         }
     }
-}
-
-fn from_csv(prob: &TrajectoryProblem, path: &Path, times: &[f64]) -> Result<(Rows, Rows), String> {
-    let shown = path.display();
-    let model = &prob.model;
-    let mut reader = csv::Reader::from_path(path).map_err(|e| format!("{shown}: {e}"))?;
-    let header = reader
-        .headers()
-        .map_err(|e| format!("{shown}: {e}"))?
-        .clone();
-    let column = |name: &str| header.iter().position(|h| h == name);
-    let t_col = column("t").ok_or_else(|| format!("{shown}: no column 't'"))?;
-    let q_cols: Vec<Option<usize>> = model
-        .joint_names()
-        .iter()
-        .map(|j| column(&format!("q_{j}")))
-        .collect();
-    if q_cols.iter().all(Option::is_none) {
-        return Err(format!(
-            "{shown}: no q_<joint> column matches robot '{}' ({})",
-            model.name(),
-            model.joint_names().join(", ")
-        ));
-    }
-    let u_cols: Vec<Option<usize>> = model
-        .actuated_joints()
-        .iter()
-        .map(|&i| column(&format!("u_{}", model.joint(i).name)))
-        .collect();
-    let mut rows: Vec<Vec<f64>> = Vec::new();
-    for (line, rec) in reader.records().enumerate() {
-        let rec = rec.map_err(|e| format!("{shown}: {e}"))?;
-        let row = rec
-            .iter()
-            .map(|s| s.trim().parse::<f64>())
-            .collect::<Result<Vec<f64>, _>>()
-            .map_err(|_| format!("{shown}: line {}: a value is not a number", line + 2))?;
-        rows.push(row);
-    }
-    if rows.is_empty() {
-        return Err(format!("{shown}: no data rows"));
-    }
-    let t_end = rows.last().map_or(0.0, |r| r[t_col]);
-    // The previous horizon is stretched onto this one.
-    let scale = if t_end > 0.0 {
-        t_end / prob.duration
-    } else {
-        1.0
-    };
-    let sample = |t: f64, col: usize| -> f64 {
-        let t = t * scale;
-        let k = rows.partition_point(|r| r[t_col] <= t);
-        if k == 0 {
-            rows[0][col]
-        } else if k == rows.len() {
-            rows[k - 1][col]
-        } else {
-            let (a, b) = (&rows[k - 1], &rows[k]);
-            let w = (t - a[t_col]) / (b[t_col] - a[t_col]);
-            (1.0 - w) * a[col] + w * b[col]
-        }
-    };
-    let q = times
-        .iter()
-        .map(|&t| {
-            q_cols
-                .iter()
-                .map(|c| c.map_or(0.0, |c| sample(t, c)))
-                .collect()
-        })
-        .collect();
-    let u = times
-        .iter()
-        .map(|&t| {
-            u_cols
-                .iter()
-                .map(|c| c.map_or(0.0, |c| sample(t, c)))
-                .collect()
-        })
-        .collect();
-    Ok((q, u))
 }

@@ -5,7 +5,11 @@ use super::contact::ContactTrajectory;
 use super::knot_interpolant::{KnotWeights, knot_weights};
 use super::stance::StanceTrajectory;
 use crate::collocation::{HermiteSimpsonLayout, Var, interpolate};
+use crate::problem::Recording;
 use crate::vi::Galerkin;
+
+/// Samples per stage of `trajectory.csv` ([`Solution::fine_grid`]).
+pub const SAMPLES_PER_STAGE: usize = 10;
 
 /// How the trajectory between the points is defined.
 #[derive(Clone, Debug)]
@@ -76,6 +80,38 @@ impl Solution {
             Interpolant::HermiteSimpson { .. } => 2,
         };
         (0..self.times.len()).step_by(stride)
+    }
+
+    /// The uniform grid of `trajectory.csv`: [`SAMPLES_PER_STAGE`] samples per stage of
+    /// `stages`.
+    pub fn fine_grid(&self, stages: usize) -> Vec<f64> {
+        let count = stages * SAMPLES_PER_STAGE;
+        let t_end = self.duration();
+        (0..=count)
+            .map(|k| t_end * k as f64 / count as f64)
+            .collect()
+    }
+
+    /// The configurations and torques of the interpolant on the [`Solution::fine_grid`] of
+    /// `stages`, to start another solve from: the values of the `trajectory.csv` written of
+    /// this solution, so that a continuation in one solve (`initial_guess: {solve: …}`) starts
+    /// each step exactly where `initial_guess: {from: …/trajectory.csv}` would.
+    pub fn recording(&self, stages: usize) -> Recording {
+        let times = self.fine_grid(stages);
+        let (q, u) = times
+            .iter()
+            .map(|&t| {
+                let (q, _, u) = self.sample(t);
+                (q, u)
+            })
+            .unzip();
+        Recording {
+            joint_names: self.joint_names.clone(),
+            actuated_names: self.actuated_names.clone(),
+            times,
+            q,
+            u,
+        }
     }
 
     /// The initial velocity.

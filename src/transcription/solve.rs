@@ -3,10 +3,11 @@
 use super::{
     CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp, energy_account,
 };
-use crate::problem::{ComplementarityMethod, TrajectoryProblem, TranscriptionKind};
+use crate::problem::{ComplementarityMethod, InitialGuess, TrajectoryProblem, TranscriptionKind};
 use crate::sqp::{LogObserver, Nlp, SmoothingPath, Solver, SqpError, SqpResult};
 use crate::sqp::{Settings, Status};
 use std::io::Write;
+use std::sync::Arc;
 
 /// Sizes of the transcribed NLP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -32,6 +33,36 @@ pub struct Outcome {
     pub contact: Option<ContactResiduals>,
     /// The work of every force against the change of energy.
     pub energy: EnergyAccount,
+    /// The problems solved before this one to start it (`initial_guess: {solve: …}`), the
+    /// easiest first.
+    pub continuation: Vec<ContinuationStep>,
+}
+
+impl Outcome {
+    /// Wall time of the solve and of the continuation steps before it (s).
+    pub fn total_time_s(&self) -> f64 {
+        self.result.timing.total.as_secs_f64()
+            + self
+                .continuation
+                .iter()
+                .map(|c| c.solve_time_s)
+                .sum::<f64>()
+    }
+}
+
+/// A problem solved to start the next one (continuation), as it ended.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ContinuationStep {
+    /// The problem's name.
+    pub problem: String,
+    /// Its solve's status.
+    pub status: Status,
+    /// Iterations.
+    pub iterations: usize,
+    /// Wall time (s).
+    pub solve_time_s: f64,
+    /// Objective.
+    pub objective: f64,
 }
 
 /// Why a problem could not be solved at all (as opposed to a solve that did not converge,
@@ -60,6 +91,9 @@ fn size_of(nlp: &dyn Nlp) -> NlpSize {
 /// # Errors
 /// [`SolveError`] when the problem cannot be transcribed or the solver refuses it.
 pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, SolveError> {
+    if let InitialGuess::Solve(first) = &prob.initial_guess {
+        return solve_after(first, prob, log);
+    }
     let solver = Solver::new(prob.solver.clone())?;
     let mut observer = LogObserver::new(log, prob.solver.print_level);
     let mut outcome = match prob.transcription {
@@ -74,6 +108,54 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
     }?;
     outcome.energy = energy_account(&prob.model, &outcome.solution);
     check_contact(prob, &mut outcome);
+    Ok(outcome)
+}
+
+/// Continuation: solves `first` (and what it starts from), then `prob` from its trajectory,
+/// whatever its status (the last solve's status is the outcome's; a failed step is logged and
+/// listed in [`Outcome::continuation`]).
+fn solve_after(
+    first: &TrajectoryProblem,
+    prob: &TrajectoryProblem,
+    log: &mut dyn Write,
+) -> Result<Outcome, SolveError> {
+    // The log is the solver's printout: a line that cannot be written is not a solve's failure.
+    let _ = writeln!(
+        log,
+        "continuation: solving '{}' first, to start '{}' from its trajectory",
+        first.name, prob.name
+    );
+    // Shown as this problem's solve is (a sweep turns its bar off).
+    let mut first = first.clone();
+    first.solver.progress_bar = prob.solver.progress_bar;
+    let before = solve(&first, log)?;
+    let r = &before.result;
+    let step = ContinuationStep {
+        problem: first.name.clone(),
+        status: r.status,
+        iterations: r.iterations,
+        solve_time_s: r.timing.total.as_secs_f64(),
+        objective: r.objective,
+    };
+    let _ = writeln!(
+        log,
+        "continuation: '{}' ended {:?} after {} iterations in {:.3} s{}; solving '{}' from it",
+        step.problem,
+        step.status,
+        step.iterations,
+        step.solve_time_s,
+        if r.status == Status::Converged {
+            String::new()
+        } else {
+            format!(" ({})", r.message)
+        },
+        prob.name
+    );
+    let mut next = prob.clone();
+    next.initial_guess = InitialGuess::Recorded(Arc::new(before.solution.recording(first.stages)));
+    let mut outcome = solve(&next, log)?;
+    outcome.continuation = before.continuation;
+    outcome.continuation.push(step);
     Ok(outcome)
 }
 
@@ -198,6 +280,7 @@ fn run<N: Transcription>(
         size,
         contact: None,
         energy: EnergyAccount::default(),
+        continuation: Vec::new(),
     })
 }
 

@@ -1,0 +1,111 @@
+//! Continuation (`initial_guess: {solve: …}`): the problem named is solved first and this one
+//! starts from its trajectory, in one solve.
+
+mod scratch;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vito::problem::{ProblemOverrides, load_problem};
+use vito::sqp::Status;
+
+/// The two-link swing-up of `problems/pendulum_swingup_2.yaml` on 20 stages, named `name`,
+/// with `extra` appended.
+fn swing_up(dir: &Path, name: &str, extra: &str) -> PathBuf {
+    let robot = concat!(env!("CARGO_MANIFEST_DIR"), "/robots/pendulum2.urdf");
+    let path = dir.join(format!("{name}.yaml"));
+    let text = format!(
+        "name: {name}\nrobot: {robot}\nduration: 3.0\nstages: 20\n\
+         initial: {{q: [0, 0], v: [0, 0]}}\nfinal: {{q: [3.141592653589793, 0], v: [0, 0]}}\n\
+         bounds: {{u: [-50, 50], v: [-12, 12]}}\ncosts: {{effort: 1.0}}\n\
+         solver: {{hessian: exact, print_level: 1}}\n{extra}"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn solve(path: &Path) -> vito::transcription::Outcome {
+    let prob = load_problem(path, &ProblemOverrides::default()).unwrap();
+    vito::transcription::solve(&prob, &mut std::io::sink()).unwrap()
+}
+
+/// Started from the optimum of the same problem (solved first), a solve is done at once, at
+/// that optimum; the step before is listed with its status.
+#[test]
+fn a_problem_started_from_its_own_optimum_solved_first_converges_at_once_to_it() {
+    let dir = scratch::fresh_dir("vito-continuation");
+    let first = solve(&swing_up(&dir, "first", ""));
+    let then = solve(&swing_up(
+        &dir,
+        "then",
+        "initial_guess: {solve: first.yaml}\n",
+    ));
+    assert_eq!(first.result.status, Status::Converged);
+    assert_eq!(then.result.status, Status::Converged);
+    let steps = &then.continuation;
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    assert_eq!(
+        (
+            steps[0].problem.as_str(),
+            steps[0].status,
+            steps[0].iterations
+        ),
+        ("first", Status::Converged, first.result.iterations)
+    );
+    assert!(
+        then.result.iterations * 2 <= first.result.iterations,
+        "from the optimum {} iterations, from the straight line {}",
+        then.result.iterations,
+        first.result.iterations
+    );
+    let gap = (then.result.objective - first.result.objective).abs();
+    assert!(
+        gap <= 1e-6 * first.result.objective,
+        "objectives {} and {}",
+        then.result.objective,
+        first.result.objective
+    );
+    assert!(then.total_time_s() > then.result.timing.total.as_secs_f64());
+}
+
+/// `vito solve` of a chain of three: one command, each step in the log and in `report.json`,
+/// the easiest first.
+#[test]
+fn vito_solve_runs_a_chain_and_reports_each_step() {
+    let dir = scratch::fresh_dir("vito-continuation-cli");
+    swing_up(&dir, "a", "");
+    swing_up(&dir, "b", "initial_guess: {solve: a.yaml}\n");
+    let c = swing_up(&dir, "c", "initial_guess: {solve: b.yaml}\n");
+    let out = dir.join("out");
+    let run = Command::new(env!("CARGO_BIN_EXE_vito"))
+        .args(["solve", c.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    for line in [
+        "continuation: solving 'b' first",
+        "continuation: solving 'a' first",
+        "continuation: 'a' ended Converged",
+        "continuation: 'b' ended Converged",
+        "continuation: started from 'a' Converged",
+    ] {
+        assert!(stderr.contains(line), "no {line:?} in\n{stderr}");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let steps: Vec<(&str, &str)> = report["continuation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["problem"].as_str().unwrap(),
+                s["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(steps, [("a", "Converged"), ("b", "Converged")]);
+    assert_eq!(report["status"], "Converged");
+    let log = std::fs::read_to_string(out.join("solver.log")).unwrap();
+    assert!(log.contains("continuation: 'b' ended Converged"), "{log}");
+}
