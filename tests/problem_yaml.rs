@@ -4,7 +4,7 @@ mod fixtures;
 mod scratch;
 
 use std::path::PathBuf;
-use vito::problem::{InitialGuess, ProblemOverrides, load_problem};
+use vito::problem::{InitialGuess, ProblemOverrides, anchor_paths, load_problem, load_problem_str};
 
 fn write(name: &str, text: &str) -> PathBuf {
     let dir = scratch::fresh_dir("vito-problem-yaml");
@@ -322,6 +322,35 @@ fn a_missing_or_invalid_problem_to_solve_first() {
         .unwrap_err()
         .to_string();
     assert_mentions(&msg, &["bad_first.yaml", "stages"]);
+}
+
+/// A problem's text with its paths anchored is the same problem read from anywhere.
+#[test]
+fn anchored_paths_make_a_problem_text_mean_the_same_anywhere() {
+    let first = write("first.yaml", &GOOD.replace("name: ok", "name: first"));
+    let dir = first.parent().unwrap();
+    let text = GOOD.replace("ROBOTS/pendulum2.urdf", "../../robots/pendulum2.urdf")
+        + "initial_guess: {solve: first.yaml}\n";
+    let robots = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/robots"));
+    // `dir/a/b/../../robots` is the crate's robots folder, wherever `dir` is: link it there.
+    let nested = dir.join("a/b");
+    std::fs::create_dir_all(&nested).unwrap();
+    let _ = std::os::unix::fs::symlink(robots, dir.join("robots"));
+    let anchored = anchor_paths(&text.replace("first.yaml", "../../first.yaml"), &nested);
+    let elsewhere = std::env::temp_dir();
+    let prob = load_problem_str(
+        &anchored,
+        &elsewhere,
+        "anchored.yaml",
+        &ProblemOverrides::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{anchored}"));
+    assert!(matches!(&prob.initial_guess, InitialGuess::Solve(f) if f.name == "first"));
+    assert_eq!(prob.model.dof(), 2);
+    assert_eq!(
+        anchor_paths("- not a mapping\n", &nested),
+        "- not a mapping\n"
+    );
 }
 
 /// A chain of problems solved first that comes back to one of its files is refused, also a

@@ -6,6 +6,7 @@ use std::process::Command;
 use vito::commands::{ERROR_STATUS, SweepOptions, SweepSource, sweep};
 use vito::output::read_report;
 use vito::problem::sweep::{Design, Variation};
+use vito::problem::{ProblemOverrides, load_problem};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("vito-sweep-{name}-{}", std::process::id()));
@@ -57,6 +58,13 @@ fn a_family_is_one_table_with_every_instance_and_a_rerun_solves_only_what_is_mis
     assert!(converged.join("trajectory.csv").is_file());
     let problem = std::fs::read_to_string(converged.join("problem.yaml")).unwrap();
     assert!(problem.contains("stages: 20") && problem.contains("max_iterations: 200"));
+    // It is the same problem where it was written: its robot found from there.
+    let again = load_problem(
+        &converged.join("problem.yaml"),
+        &ProblemOverrides::default(),
+    )
+    .unwrap_or_else(|e| panic!("the instance's problem.yaml does not load: {e}\n{problem}"));
+    assert_eq!((again.stages, again.solver.max_iterations), (20, 200));
     let table = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
     let mut lines = table.lines();
     assert!(

@@ -11,7 +11,9 @@
 use super::{CommandError, io_error, solve};
 use crate::output::{Formats, OutputError, SweepPoint, write_atomic, write_sweep_figure};
 use crate::problem::sweep::{Design, Instance, Variation, instances};
-use crate::problem::{ProblemOverrides, base_dir_of, fnv1a, load_problem_str, read_text};
+use crate::problem::{
+    ProblemOverrides, anchor_paths, base_dir_of, fnv1a, load_problem_str, read_text,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -204,7 +206,9 @@ pub fn solve_sweep_instance(
     // The sweep's bar is the progress shown, not one per solve.
     prob.solver.progress_bar = false;
     let problem_file = dir.join("problem.yaml");
-    if let Err(e) = write_atomic(&problem_file, instance.text.as_bytes()) {
+    // Its paths made absolute, so that it can be solved (and checked) where it is.
+    let anchored = anchor_paths(&instance.text, &source.base_dir);
+    if let Err(e) = write_atomic(&problem_file, anchored.as_bytes()) {
         return (error(key, e.to_string()), false);
     }
     let row = match solve(&prob, Some(&dir), Formats::default(), false) {

@@ -14,7 +14,7 @@ pub(crate) use optimization::fnv1a;
 pub use optimization::{
     BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START,
     FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
-    Tracking, TrajectoryProblem, TranscriptionKind, load_problem, load_problem_str,
+    Tracking, TrajectoryProblem, TranscriptionKind, anchor_paths, load_problem, load_problem_str,
 };
 pub use recording::Recording;
 pub use simulation::{

@@ -876,6 +876,36 @@ pub fn load_problem(
     )
 }
 
+/// A problem file's YAML `text`, whose relative paths start from `base_dir`, with those paths
+/// (`robot`, `initial_guess.from`, `initial_guess.solve`) made absolute: the same problem,
+/// wherever the text is written. Text that is not a YAML mapping comes back as it is, for
+/// the loader to refuse.
+pub fn anchor_paths(text: &str, base_dir: &Path) -> String {
+    let Ok(mut doc) = serde_yaml_ng::from_str::<Value>(text) else {
+        return text.to_string();
+    };
+    let base = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    let anchor = |v: &mut Value| {
+        if let Value::String(p) = v {
+            *p = relative_to(&base, p).display().to_string();
+        }
+    };
+    let Value::Mapping(m) = &mut doc else {
+        return text.to_string();
+    };
+    if let Some(robot) = m.get_mut("robot") {
+        anchor(robot);
+    }
+    if let Some(Value::Mapping(guess)) = m.get_mut("initial_guess") {
+        for key in ["from", "solve"] {
+            if let Some(p) = guess.get_mut(key) {
+                anchor(p);
+            }
+        }
+    }
+    serde_yaml_ng::to_string(&doc).unwrap_or_else(|_| text.to_string())
+}
+
 /// The files of the `initial_guess: {solve: …}` chain being loaded, outermost first (to
 /// refuse a cycle).
 type Chain = Vec<PathBuf>;
