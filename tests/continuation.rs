@@ -67,6 +67,43 @@ fn a_problem_started_from_its_own_optimum_solved_first_converges_at_once_to_it()
     assert!(then.total_time_s() > then.result.timing.total.as_secs_f64());
 }
 
+/// A problem solved first is solved once per process: a second problem started from it (a
+/// sweep's next instance) reuses its trajectory and says so, and ends where a fresh chain ends.
+#[test]
+fn a_problem_solved_first_is_solved_once_per_process() {
+    let dir = scratch::fresh_dir("vito-continuation-memo");
+    swing_up(&dir, "memo_first", "");
+    let then = swing_up(
+        &dir,
+        "memo_then",
+        "initial_guess: {solve: memo_first.yaml}\n",
+    );
+    let prob = load_problem(&then, &ProblemOverrides::default()).unwrap();
+    let solve_logged = || {
+        let mut log = Vec::new();
+        let outcome = vito::transcription::solve(&prob, &mut log).unwrap();
+        (outcome, String::from_utf8(log).unwrap())
+    };
+    let (fresh, fresh_log) = solve_logged();
+    let (again, again_log) = solve_logged();
+    assert!(
+        fresh_log.contains("continuation: solving 'memo_first' first"),
+        "{fresh_log}"
+    );
+    assert!(
+        again_log.contains("'memo_first' was solved earlier in this process")
+            && !again_log.contains("solving 'memo_first' first"),
+        "{again_log}"
+    );
+    assert!(!fresh.continuation[0].reused && again.continuation[0].reused);
+    assert_eq!(again.result.objective, fresh.result.objective);
+    assert_eq!(again.result.iterations, fresh.result.iterations);
+    assert_eq!(
+        again.total_time_s(),
+        again.result.timing.total.as_secs_f64()
+    );
+}
+
 /// `vito solve` of a chain of three: one command, each step in the log and in `report.json`,
 /// the easiest first.
 #[test]

@@ -86,6 +86,43 @@ fn a_family_is_one_table_with_every_instance_and_a_rerun_solves_only_what_is_mis
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `--jobs J` solves at most J instances at once: with one job, each instance's solve (from
+/// writing its `problem.yaml` to writing its `row.json`) ends before the next begins.
+#[test]
+fn one_job_solves_one_instance_at_a_time() {
+    let out = temp_dir("one-job");
+    let vary: Vec<Variation> = vec!["stages=16,18,20,22".parse().unwrap()];
+    let options = SweepOptions {
+        jobs: 1,
+        ..SweepOptions::default()
+    };
+    let file = SweepSource::read(Path::new("problems/pendulum_swingup_1.yaml")).unwrap();
+    let done = sweep(&file, &vary, Design::Grid, &out, &options).unwrap();
+    let modified = |dir: &str, name: &str| {
+        std::fs::metadata(out.join(dir).join(name))
+            .and_then(|m| m.modified())
+            .unwrap()
+    };
+    let mut spans: Vec<_> = done
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                modified(&r.instance, "problem.yaml"),
+                modified(&r.instance, "row.json"),
+            )
+        })
+        .collect();
+    spans.sort();
+    for pair in spans.windows(2) {
+        assert!(
+            pair[0].1 <= pair[1].0,
+            "two solves at once with one job: {spans:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn the_command_reports_each_failure_and_refuses_bad_variations() {
     let vito = env!("CARGO_BIN_EXE_vito");

@@ -120,8 +120,16 @@ fn print_summary(prob: &TrajectoryProblem, solved: &Solved, writing_s: f64) {
             .iter()
             .map(|c| {
                 format!(
-                    "'{}' {:?} ({} iterations, {:.3} s)",
-                    c.problem, c.status, c.iterations, c.solve_time_s
+                    "'{}' {:?} ({} iterations, {:.3} s{})",
+                    c.problem,
+                    c.status,
+                    c.iterations,
+                    c.solve_time_s,
+                    if c.reused {
+                        ", solved earlier in this process"
+                    } else {
+                        ""
+                    }
                 )
             })
             .collect();

@@ -15,9 +15,9 @@ use crate::problem::{
     ProblemOverrides, anchor_paths, base_dir_of, fnv1a, load_problem_str, read_text,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The status of an instance that could not be loaded or solved at all.
 pub const ERROR_STATUS: &str = "Error";
@@ -117,34 +117,63 @@ pub fn sweep(
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         j => j,
     };
-    // Each instance's solve gets threads of its own (one where instances outnumber the jobs):
-    // a solve's stage evaluations split over a pool the other instances also use cost more in
-    // stealing than they gain (8 walks on 2 cores: 104 s shared, 86 s on one thread each).
+    // `jobs` workers, each solving one instance at a time on threads of its own (one where
+    // instances outnumber the jobs): a solve's stage evaluations split over a pool the other
+    // instances also use cost more in stealing than they gain (8 walks on 2 cores: 104 s
+    // shared, 86 s on one thread each). Workers are plain threads, not a rayon pool's: a rayon
+    // worker waiting for another pool runs more of its own pool's jobs meanwhile, which started
+    // up to one solve per instance at once (12 jumps on 2 cores ran into their time limit).
     let inner = (jobs / family.len().clamp(1, jobs)).max(1);
-    let pool = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| format!("cannot start {threads} threads: {e}"))
-    };
-    let outer = pool(jobs).map_err(CommandError::Request)?;
+    let next = AtomicUsize::new(0);
     let bar = progress_bar(family.len(), options.progress);
-    let runs: Vec<(SweepRow, bool)> = outer.install(|| {
-        family
-            .par_iter()
-            .enumerate()
-            .map(|(i, instance)| {
-                let solve =
-                    || solve_sweep_instance(source, i, instance, output, &options.overrides);
-                let run = match pool(inner) {
-                    Ok(own) => own.install(solve),
-                    Err(_) => solve(),
-                };
-                bar.inc(1);
-                run
+    let mut slots: Vec<Option<(SweepRow, bool)>> = vec![None; family.len()];
+    let done: Vec<(usize, (SweepRow, bool))> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.min(family.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let own = rayon::ThreadPoolBuilder::new()
+                        .num_threads(inner)
+                        .build()
+                        .ok();
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(instance) = family.get(i) else {
+                            break;
+                        };
+                        let solve = || {
+                            solve_sweep_instance(source, i, instance, output, &options.overrides)
+                        };
+                        let run = match &own {
+                            Some(pool) => pool.install(solve),
+                            None => solve(),
+                        };
+                        bar.inc(1);
+                        done.push((i, run));
+                    }
+                    done
+                })
             })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
             .collect()
     });
+    for (i, run) in done {
+        slots[i] = Some(run);
+    }
+    let runs: Vec<(SweepRow, bool)> = slots
+        .into_iter()
+        .zip(&family)
+        .map(|(slot, instance)| {
+            slot.unwrap_or_else(|| {
+                let message = "its solve panicked (a bug in vito: please report it)";
+                let key = fnv1a(&[instance.text.as_bytes()]);
+                (error_row(key, instance, message.into()), false)
+            })
+        })
+        .collect();
     bar.finish_and_clear();
     let resumed = runs.iter().filter(|(_, resumed)| *resumed).count();
     let rows: Vec<SweepRow> = runs.into_iter().map(|(row, _)| row).collect();
@@ -158,6 +187,23 @@ pub fn sweep(
     })
 }
 
+/// The row of an instance that could not be loaded or solved at all.
+fn error_row(key: String, instance: &Instance, message: String) -> SweepRow {
+    SweepRow {
+        instance: key,
+        values: instance.values.clone(),
+        status: ERROR_STATUS.to_string(),
+        iterations: 0,
+        solve_s: 0.0,
+        objective: None,
+        constraint_violation: None,
+        ground_positive_work: None,
+        ground_share: None,
+        deepest_penetration: None,
+        error: Some(message),
+    }
+}
+
 /// Loads and solves instance `i` of the family of `source` ([`instances`]) into its directory
 /// under `output`, or takes its row from a previous run there; `(row, resumed)`: for callers
 /// that distribute the instances themselves (then [`write_sweep_table`]). Never fails: an
@@ -169,19 +215,7 @@ pub fn solve_sweep_instance(
     output: &Path,
     overrides: &ProblemOverrides,
 ) -> (SweepRow, bool) {
-    let error = |instance_key: String, message: String| SweepRow {
-        instance: instance_key,
-        values: instance.values.clone(),
-        status: ERROR_STATUS.to_string(),
-        iterations: 0,
-        solve_s: 0.0,
-        objective: None,
-        constraint_violation: None,
-        ground_positive_work: None,
-        ground_share: None,
-        deepest_penetration: None,
-        error: Some(message),
-    };
+    let error = |key: String, message: String| error_row(key, instance, message);
     let label = format!("{} (instance {i})", source.shown);
     let mut prob = match load_problem_str(&instance.text, &source.base_dir, &label, overrides) {
         Ok(p) => p,

@@ -1,5 +1,6 @@
 //! Solving a problem: transcribe, run the SQP, and read the trajectory back.
 
+use super::continuation::{ContinuationStep, solve_after};
 use super::{
     CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp, energy_account,
 };
@@ -7,7 +8,6 @@ use crate::problem::{ComplementarityMethod, InitialGuess, TrajectoryProblem, Tra
 use crate::sqp::{LogObserver, Nlp, SmoothingPath, Solver, SqpError, SqpResult};
 use crate::sqp::{Settings, Status};
 use std::io::Write;
-use std::sync::Arc;
 
 /// Sizes of the transcribed NLP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -39,30 +39,17 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Wall time of the solve and of the continuation steps before it (s).
+    /// Wall time of the solve and of the continuation steps solved for it (not those reused)
+    /// (s).
     pub fn total_time_s(&self) -> f64 {
         self.result.timing.total.as_secs_f64()
             + self
                 .continuation
                 .iter()
+                .filter(|c| !c.reused)
                 .map(|c| c.solve_time_s)
                 .sum::<f64>()
     }
-}
-
-/// A problem solved to start the next one (continuation), as it ended.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct ContinuationStep {
-    /// The problem's name.
-    pub problem: String,
-    /// Its solve's status.
-    pub status: Status,
-    /// Iterations.
-    pub iterations: usize,
-    /// Wall time (s).
-    pub solve_time_s: f64,
-    /// Objective.
-    pub objective: f64,
 }
 
 /// Why a problem could not be solved at all (as opposed to a solve that did not converge,
@@ -108,54 +95,6 @@ pub fn solve(prob: &TrajectoryProblem, log: &mut dyn Write) -> Result<Outcome, S
     }?;
     outcome.energy = energy_account(&prob.model, &outcome.solution);
     check_contact(prob, &mut outcome);
-    Ok(outcome)
-}
-
-/// Continuation: solves `first` (and what it starts from), then `prob` from its trajectory,
-/// whatever its status (the last solve's status is the outcome's; a failed step is logged and
-/// listed in [`Outcome::continuation`]).
-fn solve_after(
-    first: &TrajectoryProblem,
-    prob: &TrajectoryProblem,
-    log: &mut dyn Write,
-) -> Result<Outcome, SolveError> {
-    // The log is the solver's printout: a line that cannot be written is not a solve's failure.
-    let _ = writeln!(
-        log,
-        "continuation: solving '{}' first, to start '{}' from its trajectory",
-        first.name, prob.name
-    );
-    // Shown as this problem's solve is (a sweep turns its bar off).
-    let mut first = first.clone();
-    first.solver.progress_bar = prob.solver.progress_bar;
-    let before = solve(&first, log)?;
-    let r = &before.result;
-    let step = ContinuationStep {
-        problem: first.name.clone(),
-        status: r.status,
-        iterations: r.iterations,
-        solve_time_s: r.timing.total.as_secs_f64(),
-        objective: r.objective,
-    };
-    let _ = writeln!(
-        log,
-        "continuation: '{}' ended {:?} after {} iterations in {:.3} s{}; solving '{}' from it",
-        step.problem,
-        step.status,
-        step.iterations,
-        step.solve_time_s,
-        if r.status == Status::Converged {
-            String::new()
-        } else {
-            format!(" ({})", r.message)
-        },
-        prob.name
-    );
-    let mut next = prob.clone();
-    next.initial_guess = InitialGuess::Recorded(Arc::new(before.solution.recording(first.stages)));
-    let mut outcome = solve(&next, log)?;
-    outcome.continuation = before.continuation;
-    outcome.continuation.push(step);
     Ok(outcome)
 }
 
