@@ -119,73 +119,86 @@ fn derivatives_match_finite_differences() {
     }
 }
 
-/// Prints the iteration table of `src/sqp/mod.rs`:
-/// `cargo test --features osqp --test hock_schittkowski iteration_table -- --ignored --nocapture`
-#[test]
-#[ignore = "prints the documentation table; run on demand"]
-fn iteration_table() {
-    let mut backends = vec![("Clarabel", QpBackend::Clarabel)];
+/// The backends and Hessian strategies this build can run.
+fn configurations() -> Vec<(QpBackend, HessianStrategy)> {
+    let mut backends = vec![QpBackend::Clarabel];
     if cfg!(feature = "osqp") {
-        backends.push(("OSQP", QpBackend::Osqp));
+        backends.push(QpBackend::Osqp);
     }
-    let strategies = [
-        ("exact", HessianStrategy::Exact),
-        ("BFGS", HessianStrategy::Bfgs),
-    ];
-    let mut header = String::from("//! | problem |");
-    for (b, _) in &backends {
-        for (s, _) in &strategies {
-            header.push_str(&format!(" {b} {s} |"));
-        }
-    }
-    println!("{header}");
+    backends
+        .into_iter()
+        .flat_map(|qp| [(qp, HessianStrategy::Exact), (qp, HessianStrategy::Bfgs)])
+        .collect()
+}
+
+/// Most SQP iterations any problem takes from its standard start, with either backend and
+/// either Hessian strategy (the largest in the table of `src/sqp/mod.rs` is 18).
+const MOST_ITERATIONS: usize = 20;
+
+/// Every problem from its standard start reaches its optimum within [`MOST_ITERATIONS`], with
+/// every backend and strategy; `--nocapture` prints the table of `src/sqp/mod.rs`:
+/// `cargo test --features osqp --test hock_schittkowski iterations_from_the_standard_starts
+/// -- --nocapture`.
+#[test]
+fn iterations_from_the_standard_starts() {
+    let configurations = configurations();
     println!(
-        "//! |---|{}",
-        "---:|".repeat(backends.len() * strategies.len())
+        "//! | problem |{}",
+        configurations
+            .iter()
+            .map(|(qp, h)| format!(" {qp:?} {h:?} |"))
+            .collect::<String>()
     );
+    println!("//! |---|{}", "---:|".repeat(configurations.len()));
+    let mut slow = Vec::new();
     for p in hs::all() {
         let mut row = format!("//! | {} |", p.name);
-        for (_, qp) in &backends {
-            for (_, hessian) in &strategies {
-                let r = solve(p.clone(), *qp, *hessian);
-                let ok = r.status == Status::Converged
-                    && (r.objective - p.f_star).abs() <= 1e-6 * p.f_star.abs().max(1.0);
-                row.push_str(&format!(
-                    " {}{} |",
-                    r.iterations,
-                    if ok { "" } else { " ✗" }
+        for &(qp, hessian) in &configurations {
+            let r = solve(p.clone(), qp, hessian);
+            let optimal = r.status == Status::Converged
+                && (r.objective - p.f_star).abs() <= 1e-6 * p.f_star.abs().max(1.0);
+            if !optimal || r.iterations > MOST_ITERATIONS {
+                slow.push(format!(
+                    "{} ({qp:?}, {hessian:?}): {:?} after {} iterations",
+                    p.name, r.status, r.iterations
                 ));
             }
+            row.push_str(&format!(" {} |", r.iterations));
         }
         println!("{row}");
     }
+    assert!(slow.is_empty(), "{slow:#?}");
 }
 
-/// Robustness count quoted in `src/sqp/mod.rs`: every problem from its standard start and
+/// The robustness count quoted in `src/sqp/mod.rs`: every problem from its standard start and
 /// from 5 starts perturbed by up to `3 max(1, |x₀ⱼ|)` per component (fixed pseudo-random
-/// sequence), each solved with both backends and both Hessian strategies:
-/// `cargo test --features osqp --test hock_schittkowski perturbed_starts -- --ignored --nocapture`
+/// sequence), 102 runs per backend and strategy. With BFGS every run converges; with exact
+/// Hessians all but hs039's second and fourth perturbed starts, which stay far from
+/// feasibility (`--nocapture` prints the counts).
 #[test]
-#[ignore = "prints the robustness count; run on demand"]
 fn perturbed_starts() {
-    let mut configurations = vec![
-        (QpBackend::Clarabel, HessianStrategy::Exact),
-        (QpBackend::Clarabel, HessianStrategy::Bfgs),
-    ];
-    if cfg!(feature = "osqp") {
-        configurations.push((QpBackend::Osqp, HessianStrategy::Exact));
-        configurations.push((QpBackend::Osqp, HessianStrategy::Bfgs));
-    }
-    let mut counts = std::collections::BTreeMap::new();
-    for (start, _) in hs::perturbed_starts() {
-        for &(qp, hessian) in &configurations {
-            let status = solve(start.clone(), qp, hessian).status;
-            *counts
-                .entry(format!("{qp:?} {hessian:?} {status:?}"))
-                .or_insert(0) += 1;
+    for (qp, hessian) in configurations() {
+        let mut failed = Vec::new();
+        let mut runs = 0;
+        for (start, _) in hs::perturbed_starts() {
+            runs += 1;
+            let name = start.name;
+            let status = solve(start, qp, hessian).status;
+            if status != Status::Converged {
+                failed.push(format!("{name}: {status:?}"));
+            }
         }
-    }
-    for (outcome, count) in counts {
-        println!("{outcome}: {count}");
+        println!(
+            "{qp:?} {hessian:?}: {} of {runs} converged",
+            runs - failed.len()
+        );
+        assert_eq!(runs, 102);
+        match hessian {
+            HessianStrategy::Bfgs => assert!(failed.is_empty(), "{qp:?} BFGS: {failed:?}"),
+            _ => assert!(
+                failed.len() <= 2 && failed.iter().all(|f| f.starts_with("hs039")),
+                "{qp:?} exact: {failed:?}"
+            ),
+        }
     }
 }

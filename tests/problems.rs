@@ -199,9 +199,7 @@ fn swingups_converge_with_osqp() {
 
 /// Every problem with OSQP: minutes per problem (ADMM needs 10⁴–10⁵ iterations on some QPs of
 /// the arm and the 12-link pendulum; 11 minutes in all here), so this runs on request:
-/// `cargo test --release --features osqp --test problems -- --ignored`. The 12-link
-/// pendulum's variational solve ended `Acceptable` after 938 iterations before its
-/// objective-curvature steps were taken to the Lagrangian's minimizer (`src/sqp/subspace.rs`).
+/// `cargo test --release --features osqp --test problems -- --ignored`.
 #[cfg(feature = "osqp")]
 #[test]
 #[ignore = "minutes per problem with OSQP"]

@@ -156,12 +156,20 @@ fn the_sqp_solves_level_after_level_to_the_same_point() {
     for (a, b) in ip.x.iter().zip(&sqp.x) {
         assert!((a - b).abs() < 1e-6, "{:?} against {:?}", ip.x, sqp.x);
     }
-    // The levels 0.1, 0.01 and the end (the default decrease is 0.1), each solve's iterates
-    // recorded with its level; the smoothing is set once for the start and once per level.
+    // The levels 0.1, 0.03, 0.009, 0.0027 and the end (the default decrease is 0.3), each
+    // solve's iterates recorded with its level; the smoothing is set once for the start and
+    // once per level.
+    let path: Vec<f64> = vec![
+        0.1,
+        0.1 * 0.3,
+        0.1 * 0.3 * 0.3,
+        0.1 * 0.3 * 0.3 * 0.3,
+        PATH.end,
+    ];
     let mut recorded: Vec<f64> = sqp.history.iter().map(|h| h.smoothing).collect();
     recorded.dedup();
-    assert_eq!(recorded, vec![0.1, 0.1 * 0.1, PATH.end]);
-    assert_eq!(levels.set, vec![0.1, 0.1, 0.1 * 0.1, PATH.end]);
+    assert_eq!(recorded, path);
+    assert_eq!(levels.set, [&[0.1][..], &path].concat());
     assert_eq!(sqp.iterations + 1, sqp.history.len());
 }
 

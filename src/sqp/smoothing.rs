@@ -135,7 +135,10 @@ mod tests {
 
     #[test]
     fn levels_run_from_the_start_by_the_decrease_to_the_end() {
-        let settings = Settings::default();
+        let settings = Settings {
+            smoothing_decrease: 0.1,
+            ..Settings::default()
+        };
         let path = |start, end| SmoothingPath { start, end };
         let l = smoothing_levels(path(1e-2, 5e-4), &settings);
         assert!(close(&l, &[1e-2, 1e-3, 5e-4]), "{l:?}");
@@ -145,5 +148,7 @@ mod tests {
             &smoothing_levels(path(1e-2, 1e-2), &settings),
             &[1e-2]
         ));
+        let l = smoothing_levels(path(0.1, 8.1e-4), &Settings::default());
+        assert!(close(&l, &[0.1, 0.03, 0.009, 0.0027, 8.1e-4]), "{l:?}");
     }
 }
