@@ -16,6 +16,7 @@ use crate::problem::{
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -126,8 +127,7 @@ pub fn sweep(
     let inner = (jobs / family.len().clamp(1, jobs)).max(1);
     let next = AtomicUsize::new(0);
     let bar = progress_bar(family.len(), options.progress);
-    let mut slots: Vec<Option<(SweepRow, bool)>> = vec![None; family.len()];
-    let done: Vec<(usize, (SweepRow, bool))> = std::thread::scope(|scope| {
+    let mut done: Vec<(usize, (SweepRow, bool))> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs.min(family.len()))
             .map(|_| {
                 scope.spawn(|| {
@@ -144,10 +144,17 @@ pub fn sweep(
                         let solve = || {
                             solve_sweep_instance(source, i, instance, output, &options.overrides)
                         };
-                        let run = match &own {
+                        // A panic is a bug in vito: it costs its own instance's row, not the
+                        // worker's other instances.
+                        let run = catch_unwind(AssertUnwindSafe(|| match &own {
                             Some(pool) => pool.install(solve),
                             None => solve(),
-                        };
+                        }))
+                        .unwrap_or_else(|_| {
+                            let message = "its solve panicked (a bug in vito: please report it)";
+                            let key = fnv1a(&[instance.text.as_bytes()]);
+                            (error_row(key, instance, message.into()), false)
+                        });
                         bar.inc(1);
                         done.push((i, run));
                     }
@@ -160,20 +167,8 @@ pub fn sweep(
             .flat_map(|w| w.join().unwrap_or_default())
             .collect()
     });
-    for (i, run) in done {
-        slots[i] = Some(run);
-    }
-    let runs: Vec<(SweepRow, bool)> = slots
-        .into_iter()
-        .zip(&family)
-        .map(|(slot, instance)| {
-            slot.unwrap_or_else(|| {
-                let message = "its solve panicked (a bug in vito: please report it)";
-                let key = fnv1a(&[instance.text.as_bytes()]);
-                (error_row(key, instance, message.into()), false)
-            })
-        })
-        .collect();
+    done.sort_by_key(|(i, _)| *i);
+    let runs: Vec<(SweepRow, bool)> = done.into_iter().map(|(_, run)| run).collect();
     bar.finish_and_clear();
     let resumed = runs.iter().filter(|(_, resumed)| *resumed).count();
     let rows: Vec<SweepRow> = runs.into_iter().map(|(row, _)| row).collect();
