@@ -3,7 +3,7 @@
 //! inside its contact wrench cone (the 16 faces evaluated on every reported wrench), the centre
 //! of pressure inside the sole, the sole where it was, the left foot off the ground and every
 //! limit held, and the torques re-simulated reproduce each stage. About 27 s in the test
-//! profile; the timing is in README (`vito solve`).
+//! profile; the timing is in `docs/benchmarks.md` (`vito solve`).
 
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, frame_pose};

@@ -4,7 +4,7 @@
 //! interpolant) by reading the files alone: the start and average speeds, the contact
 //! conditions recomputed from the written forces and gaps, a gait in which each foot lifts and
 //! lands, and no leg segment inside the obstacle. The solves themselves are `#[ignore]`d
-//! (minutes in a debug build); README names the commands.
+//! (minutes in a debug build); `docs/benchmarks.md` names the commands.
 
 mod committed;
 

@@ -1,5 +1,6 @@
 //! The equality rows of the hopper's contact transcriptions at the default initial guess: their
-//! smallest singular values over the free variables (ARCHITECTURE.md, "Contact").
+//! smallest singular values over the free variables (`docs/benchmarks.md`, "Contact
+//! measurements").
 
 use nalgebra::DMatrix;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! conditions recomputed from the written forces and gaps, the physics of a passive ground,
 //! across the gaps a gait in which each foot lifts and lands, no foot inside a gap, and every
 //! foot past both gaps at the end; and their starting trot (`problems/guesses/`). The solves
-//! themselves are `#[ignore]`d (minutes in release); README names the commands.
+//! themselves are `#[ignore]`d (minutes in release); `docs/benchmarks.md` names the commands.
 
 mod committed;
 

@@ -603,7 +603,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
     /// step that needed a shift above `curvature_shift` — only on a cold start whose
     /// objective is convex — and multiplied by it, up to 1, after one that needed none. Near
     /// a solution no step needs a shift, `τ_c = 1` and the Newton steps are exact. Measured
-    /// (ARCHITECTURE.md): without it the single pendulum's swing-up follows a near-singular
+    /// (`docs/benchmarks.md`): without it the single pendulum's swing-up follows a near-singular
     /// Newton step of 30 rad to a local optimum 50 times worse (as IPOPT does on the same
     /// NLP); on a warm start its multipliers are the last solution's and the contact rows'
     /// curvature is what the step needs.

@@ -32,7 +32,8 @@
 //!
 //! Each iteration linearizes the problem at the current iterate and solves the QP
 //! `min ½dᵀHd + ∇fᵀd` s.t. `c_L - c <= J d <= c_U - c`, `x_L - x <= d <= x_U - x`; the parts
-//! (ARCHITECTURE.md has the map and the measurements behind the choices):
+//! (ARCHITECTURE.md has the map and the reasons for the choices, `docs/benchmarks.md` the
+//! measurements):
 //!
 //! - **State** (`iterate.rs`): the point, its multipliers and everything evaluated there.
 //! - **Step builder** (`step.rs`): the Hessian model (`hessian.rs`: [`HessianStrategy::Exact`],
@@ -86,40 +87,12 @@
 //!
 //! # Iterations on the Hock–Schittkowski problems
 //!
-//! SQP iterations to `Converged` from the standard starting points, printed by
-//! `cargo test --features osqp --test hock_schittkowski iterations_from_the_standard_starts --
-//! --nocapture` (which asserts that each run reaches its optimum within 20 iterations):
-//!
-//! | problem | Clarabel exact | Clarabel BFGS | OSQP exact | OSQP BFGS |
-//! |---|---:|---:|---:|---:|
-//! | hs006 | 1 | 9 | 1 | 9 |
-//! | hs007 | 11 | 11 | 11 | 11 |
-//! | hs010 | 15 | 11 | 15 | 11 |
-//! | hs012 | 5 | 8 | 5 | 8 |
-//! | hs014 | 5 | 5 | 5 | 5 |
-//! | hs021 | 1 | 2 | 1 | 2 |
-//! | hs028 | 1 | 10 | 1 | 10 |
-//! | hs035 | 1 | 10 | 1 | 10 |
-//! | hs039 | 18 | 13 | 18 | 13 |
-//! | hs040 | 4 | 9 | 4 | 9 |
-//! | hs043 | 9 | 9 | 9 | 9 |
-//! | hs065 | 6 | 9 | 6 | 9 |
-//! | hs071 | 5 | 7 | 5 | 7 |
-//! | hs076 | 1 | 6 | 1 | 6 |
-//! | hs078 | 4 | 7 | 4 | 7 |
-//! | hs100 | 7 | 15 | 7 | 15 |
-//! | hs113 | 5 | 18 | 5 | 18 |
-//!
-//! From perturbed starts (the standard one plus 5 perturbed by up to `3 max(1, |x₀ⱼ|)` per
-//! component, 102 runs per configuration; asserted by the test `perturbed_starts`): every run
-//! converges with BFGS (both backends); with exact Hessians 100 of 102 do with
-//! Clarabel and OSQP: hs039 from its second and fourth perturbed starts stays far from
-//! feasibility (violation 10³) and stops at the iteration limit.
+//! The iteration tables (standard and perturbed starts, both backends) are in `docs/benchmarks.md`.
 //!
 //! # Known limits
 //!
 //! - Far from feasibility the filter and restoration steps can stall on badly scaled starts
-//!   (the two hs039 runs above).
+//!   (hs039 from two of its perturbed starts, `docs/benchmarks.md`).
 //! - Where the reduced Hessian is indefinite on the QP's working set the shifted QP has no
 //!   negative-curvature steps beyond the proximal steps' reach; the iterates move as fast as the
 //!   shifted model allows.
