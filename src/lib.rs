@@ -20,6 +20,11 @@
 //!   active set with inertia control on one sparse `LDLᵀ`), and the Clarabel and OSQP backends.
 //! - [`sqp`]: a sparse SQP solver (exact or block-BFGS Hessians, warm-started working-set QPs,
 //!   filter line search with restoration, elastic mode, complementarity constraints).
+//! - `schema`: reading problem files — the error that names the file, field and value, and
+//!   the validators of fields.
+//! - `terms`: the costs and constraints a problem lists, each kind with its schema, its
+//!   validation and its evaluation at a point, and the interface the transcriptions evaluate
+//!   them through.
 //! - [`problem`]: the YAML files of motion problems and simulations, validated.
 //! - [`transcription`]: motion problems as NLPs (Simpson VI or Hermite–Simpson), solving them,
 //!   their solutions and dynamic accuracy.
@@ -49,7 +54,9 @@ pub mod nlp;
 pub mod output;
 pub mod problem;
 pub mod qp;
+pub(crate) mod schema;
 pub mod spatial;
 pub mod sqp;
+pub(crate) mod terms;
 pub mod transcription;
 pub mod vi;

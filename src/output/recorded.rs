@@ -3,7 +3,8 @@
 //! and the terrain when the problem has one.
 
 use crate::model::{BaseKind, Model};
-use crate::problem::{PathConstraint, TimeSpec, TrajectoryProblem};
+use crate::problem::{TimeSpec, TrajectoryProblem};
+use crate::terms::Target;
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
 
@@ -89,40 +90,31 @@ pub struct TargetRecord {
 /// `point_times` (where the transcription applies them).
 pub fn targets(prob: &TrajectoryProblem, point_times: &[f64]) -> Vec<TargetRecord> {
     let at = |time: TimeSpec| {
-        let t = match time {
-            TimeSpec::Start => 0.0,
-            TimeSpec::End => prob.duration,
-            TimeSpec::At(t) => t,
-        };
+        let nearest = time.nearest(point_times, prob.duration);
         point_times
-            .iter()
+            .get(nearest)
             .copied()
-            .min_by(|a, b| (a - t).abs().total_cmp(&(b - t).abs()))
-            .unwrap_or(t)
+            .unwrap_or(time.seconds(prob.duration))
     };
-    let costs = prob.costs.targets.iter().map(|t| TargetRecord {
-        frame: t.name.clone(),
-        kind: TargetKind::Cost,
-        position: t.position.into(),
-        axes: None,
-        time: t.time.map(at),
-    });
-    let constraints = prob.constraints.iter().filter_map(|c| match c {
-        PathConstraint::FramePosition {
-            name,
-            position,
-            axes,
-            time,
-            ..
-        } => Some(TargetRecord {
-            frame: name.clone(),
-            kind: TargetKind::Constraint,
-            position: (*position).into(),
-            axes: (axes.len() < 3).then(|| axes.iter().map(|a| (*a).into()).collect()),
-            time: Some(at(*time)),
-        }),
-        _ => None,
-    });
+    let record = |kind: TargetKind| {
+        move |t: Target| TargetRecord {
+            frame: t.frame,
+            kind,
+            position: t.position.into(),
+            axes: (t.axes.len() < 3).then(|| t.axes.iter().map(|a| (*a).into()).collect()),
+            time: t.time.map(at),
+        }
+    };
+    let costs = prob
+        .costs
+        .iter()
+        .flat_map(|c| c.targets())
+        .map(record(TargetKind::Cost));
+    let constraints = prob
+        .constraints
+        .iter()
+        .flat_map(|c| c.targets())
+        .map(record(TargetKind::Constraint));
     costs.chain(constraints).collect()
 }
 

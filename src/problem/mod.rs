@@ -12,9 +12,9 @@ mod terrain;
 
 pub(crate) use optimization::fnv1a;
 pub use optimization::{
-    BodyPoint, ComplementarityMethod, Costs, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START,
-    FrameTarget, InitialGuess, PathConstraint, ProblemOverrides, Ranges, Terminal, TimeSpec,
-    Tracking, TrajectoryProblem, TranscriptionKind, anchor_paths, load_problem, load_problem_str,
+    ComplementarityMethod, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START, InitialGuess,
+    ProblemOverrides, TrajectoryProblem, TranscriptionKind, anchor_paths, load_problem,
+    load_problem_str,
 };
 pub use recording::Recording;
 pub use simulation::{
@@ -23,51 +23,12 @@ pub use simulation::{
 };
 pub use stance::Stance;
 
-use crate::model::{Model, UrdfError};
+use crate::model::Model;
+pub use crate::schema::{BodyPoint, ProblemError, Ranges, TimeSpec};
 use crate::spatial::Vec3;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// An input file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ProblemError {
-    /// The file could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        /// The file.
-        path: String,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// The YAML does not parse or does not fit the schema (message has the field path, line and
-    /// column).
-    #[error("{path}: {message}")]
-    Yaml {
-        /// The file.
-        path: String,
-        /// The parser's message.
-        message: String,
-    },
-    /// A field has a value that is not allowed.
-    #[error("{path}: {field}: {message}")]
-    Invalid {
-        /// The file.
-        path: String,
-        /// The field path.
-        field: String,
-        /// What is wrong and what is allowed.
-        message: String,
-    },
-    /// The robot file named by the problem could not be loaded.
-    #[error("{path}: robot: {source}")]
-    Robot {
-        /// The problem file.
-        path: String,
-        /// The URDF error.
-        source: UrdfError,
-    },
-}
 
 /// Reads a text file; the error names it.
 pub(crate) fn read_text(path: &Path) -> Result<String, ProblemError> {
@@ -180,7 +141,7 @@ mod tests {
             (from_text.stages, from_text.duration),
             (file.stages, file.duration)
         );
-        assert_eq!(from_text.costs.effort, file.costs.effort);
+        assert_eq!(from_text.cost_kinds(), file.cost_kinds());
         // JSON is YAML too, and the robot path starts from the base directory given.
         let json = r#"{"name": "p", "robot": "pendulum2.urdf", "duration": 1.5, "stages": 5,
             "bounds": {"q": [-.inf, .inf]}}"#;

@@ -45,8 +45,10 @@ use super::{
 };
 use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
-use crate::spatial::{Mat3, Transform, Vec3};
+use crate::schema::{Fields, Ranges, show};
+use crate::spatial::Vec3;
 use crate::sqp::{Method, QpBackend, Settings};
+use crate::terms::{Entry, JointEquality, TermSpec, parse_constraints, parse_costs};
 use serde::Deserialize;
 use serde_yaml_ng::Value;
 use std::fmt;
@@ -95,175 +97,6 @@ impl std::str::FromStr for TranscriptionKind {
             }
         }
     }
-}
-
-/// Per-joint lower and upper values; equal bounds fix a value, infinite ones leave it free.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ranges {
-    /// Lower bounds.
-    pub lower: Vec<f64>,
-    /// Upper bounds.
-    pub upper: Vec<f64>,
-}
-
-impl Ranges {
-    fn free(n: usize) -> Self {
-        Self {
-            lower: vec![f64::NEG_INFINITY; n],
-            upper: vec![f64::INFINITY; n],
-        }
-    }
-
-    /// Whether every entry is fixed (`lower == upper`).
-    pub fn all_fixed(&self) -> bool {
-        self.lower.iter().zip(&self.upper).all(|(l, u)| l == u)
-    }
-
-    /// Whether every entry is free (both bounds infinite).
-    pub fn all_free(&self) -> bool {
-        self.lower.iter().all(|l| l.is_infinite()) && self.upper.iter().all(|u| u.is_infinite())
-    }
-
-    /// A representative value: the fixed value, the midpoint of a finite range, the finite end
-    /// of a half range, or `fallback`.
-    pub fn guess(&self, i: usize, fallback: f64) -> f64 {
-        let (l, u) = (self.lower[i], self.upper[i]);
-        match (l.is_finite(), u.is_finite()) {
-            (true, true) => 0.5 * (l + u),
-            (true, false) => l.max(fallback),
-            (false, true) => u.min(fallback),
-            (false, false) => fallback,
-        }
-    }
-}
-
-/// When a cost or constraint applies.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TimeSpec {
-    /// At `t = 0`.
-    Start,
-    /// At `t = T`.
-    End,
-    /// At the control point nearest to this time (s).
-    At(f64),
-}
-
-/// A point fixed on a body: a frame's origin or a contact point.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BodyPoint {
-    /// Body index.
-    pub body: usize,
-    /// Placement in the body frame.
-    pub placement: Transform,
-}
-
-/// A squared-distance cost pulling a frame origin to a world position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FrameTarget {
-    /// Frame name (for reports).
-    pub name: String,
-    /// The frame.
-    pub point: BodyPoint,
-    /// Target world position.
-    pub position: Vec3,
-    /// Weight.
-    pub weight: f64,
-    /// When (or `None`: integrated over the whole horizon).
-    pub time: Option<TimeSpec>,
-}
-
-/// `w (|q(T) − q_T|² + |v(T) − v_T|²)`, each part optional.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Terminal {
-    /// Weight `w`.
-    pub weight: f64,
-    /// Target configuration.
-    pub q: Option<Vec<f64>>,
-    /// Target velocity.
-    pub v: Option<Vec<f64>>,
-}
-
-/// `∫ Σ_i w_i (q_i − q_ref,i)² dt`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tracking {
-    /// `w_i` per joint.
-    pub weight: Vec<f64>,
-    /// The reference configuration `q_ref`.
-    pub q: Vec<f64>,
-}
-
-/// The cost terms, all optional.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct Costs {
-    /// Weight of `∫ u_c² dt` per actuated joint.
-    pub effort: Vec<f64>,
-    /// Weight of `∫ q̇_i² dt` per joint.
-    pub velocity: Vec<f64>,
-    /// `∫ Σ_i w_i (q_i − q_ref,i)² dt`: the weight per joint and the reference configuration.
-    pub tracking: Option<Tracking>,
-    /// Terminal cost.
-    pub terminal: Option<Terminal>,
-    /// Frame targets.
-    pub targets: Vec<FrameTarget>,
-}
-
-/// An equality constraint along the path.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PathConstraint {
-    /// `eᵀ p_frame(q(t)) = eᵀ target` along the chosen world axes.
-    FramePosition {
-        /// Frame name.
-        name: String,
-        /// The frame.
-        point: BodyPoint,
-        /// Target position.
-        position: Vec3,
-        /// Constrained world axes.
-        axes: Vec<Vec3>,
-        /// When.
-        time: TimeSpec,
-    },
-    /// `½ vee(R_tᵀR − RᵀR_t) = 0`: the frame's orientation equals `R_t` (up to a half turn).
-    FrameOrientation {
-        /// Frame name.
-        name: String,
-        /// The frame.
-        point: BodyPoint,
-        /// Target world orientation.
-        rotation: Mat3,
-        /// When.
-        time: TimeSpec,
-    },
-    /// `lower_k ≤ e_kᵀ p_frame(q) ≤ upper_k` along world axes `e_k` at every point.
-    FrameBounds {
-        /// Frame name.
-        name: String,
-        /// The frame.
-        point: BodyPoint,
-        /// `(e_k, lower_k, upper_k)` per bounded axis.
-        axes: Vec<(Vec3, f64, f64)>,
-    },
-    /// `d_B(p_s(q)) ≥ margin` at every point, for samples `p_s` along a body segment and every
-    /// terrain box and gap opening `B` (`d_B` the Euclidean distance to it).
-    ObstacleClearance {
-        /// Frame name.
-        name: String,
-        /// The samples, evenly spaced from `from` to `to` in the frame.
-        samples: Vec<BodyPoint>,
-        /// Smallest distance to an obstacle (m).
-        margin: f64,
-    },
-    /// `q_a − ratio · q_b − offset = 0` at every control point.
-    JointEquality {
-        /// Joint index `a`.
-        a: usize,
-        /// Joint index `b`.
-        b: usize,
-        /// Ratio.
-        ratio: f64,
-        /// Offset.
-        offset: f64,
-    },
 }
 
 /// Where the solver starts.
@@ -316,10 +149,10 @@ pub struct TrajectoryProblem {
     pub v_bounds: Ranges,
     /// Torque bounds of the actuated joints.
     pub u_bounds: Ranges,
-    /// Costs.
-    pub costs: Costs,
-    /// Path constraints.
-    pub constraints: Vec<PathConstraint>,
+    /// Costs, one per kind named under `costs:`.
+    pub(crate) costs: Vec<Arc<dyn TermSpec>>,
+    /// Path constraints (the robot's mimic couplings first, then the file's list).
+    pub(crate) constraints: Vec<Arc<dyn TermSpec>>,
     /// SQP settings.
     pub solver: Settings,
     /// Starting point.
@@ -332,6 +165,19 @@ pub struct TrajectoryProblem {
     pub complementarity: ComplementarityMethod,
     /// Feet held flat on the ground for the whole motion.
     pub stances: Vec<Stance>,
+}
+
+impl TrajectoryProblem {
+    /// The kind of each path constraint (`frame_position`, …), the robot's mimic couplings
+    /// (`joint_equality`) first, then the file's list in its order.
+    pub fn constraint_kinds(&self) -> Vec<&'static str> {
+        self.constraints.iter().map(|c| c.key()).collect()
+    }
+
+    /// The kind of each cost (`effort`, …), in the file's order.
+    pub fn cost_kinds(&self) -> Vec<&'static str> {
+        self.costs.iter().map(|c| c.key()).collect()
+    }
 }
 
 /// How a transcription poses the complementarity of the contact conditions.
@@ -397,10 +243,9 @@ struct ProblemFile {
     final_state: StateFile,
     #[serde(default)]
     bounds: BoundsFile,
+    costs: Option<Value>,
     #[serde(default)]
-    costs: CostsFile,
-    #[serde(default)]
-    constraints: Vec<ConstraintFile>,
+    constraints: Vec<Value>,
     #[serde(default)]
     solver: Settings,
     initial_guess: Option<Value>,
@@ -435,375 +280,6 @@ struct BoundsFile {
     q: Option<Value>,
     v: Option<Value>,
     u: Option<Value>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct CostsFile {
-    effort: Option<Value>,
-    velocity: Option<Value>,
-    tracking: Option<TrackingFile>,
-    terminal: Option<TerminalFile>,
-    #[serde(default)]
-    targets: Vec<TargetFile>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TrackingFile {
-    weight: Option<Value>,
-    q: Vec<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TerminalFile {
-    #[serde(default = "one")]
-    weight: f64,
-    q: Option<Vec<f64>>,
-    v: Option<Vec<f64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TargetFile {
-    frame: String,
-    position: [f64; 3],
-    #[serde(default = "one")]
-    weight: f64,
-    time: Option<Value>,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-/// One path constraint: exactly one of the keys.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConstraintFile {
-    frame_position: Option<FramePositionFile>,
-    frame_orientation: Option<FrameOrientationFile>,
-    joint_equality: Option<JointEqualityFile>,
-    frame_bounds: Option<FrameBoundsFile>,
-    obstacle_clearance: Option<ObstacleClearanceFile>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ObstacleClearanceFile {
-    frame: String,
-    from: [f64; 3],
-    to: [f64; 3],
-    samples: usize,
-    margin: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FrameBoundsFile {
-    frame: String,
-    x: Option<Value>,
-    y: Option<Value>,
-    z: Option<Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FramePositionFile {
-    frame: String,
-    position: [f64; 3],
-    time: Value,
-    axes: Option<Vec<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FrameOrientationFile {
-    frame: String,
-    rpy: [f64; 3],
-    time: Value,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JointEqualityFile {
-    joint: String,
-    equals: String,
-    #[serde(default = "one")]
-    ratio: f64,
-    #[serde(default)]
-    offset: f64,
-}
-
-/// Validation context: the file name for messages and the model's joints.
-pub(super) struct Ctx<'a> {
-    pub path: &'a str,
-    pub model: &'a Model,
-}
-
-impl Ctx<'_> {
-    pub fn invalid(&self, field: &str, message: impl Into<String>) -> ProblemError {
-        ProblemError::Invalid {
-            path: self.path.to_string(),
-            field: field.to_string(),
-            message: message.into(),
-        }
-    }
-
-    fn number(&self, field: &str, v: &Value) -> Result<f64, ProblemError> {
-        match v.as_f64() {
-            Some(x) if x.is_finite() => Ok(x),
-            _ => Err(self.invalid(field, format!("expected a finite number, got {}", show(v)))),
-        }
-    }
-
-    fn range(&self, field: &str, v: &Value) -> Result<(f64, f64), ProblemError> {
-        let seq = v.as_sequence().filter(|s| s.len() == 2).ok_or_else(|| {
-            self.invalid(field, format!("expected [lower, upper], got {}", show(v)))
-        })?;
-        let lo = self.bound(&format!("{field}[0]"), &seq[0])?;
-        let hi = self.bound(&format!("{field}[1]"), &seq[1])?;
-        if lo > hi {
-            return Err(self.invalid(field, format!("lower bound {lo} exceeds upper bound {hi}")));
-        }
-        Ok((lo, hi))
-    }
-
-    /// A bound: a number, or `.inf` / `-.inf`.
-    fn bound(&self, field: &str, v: &Value) -> Result<f64, ProblemError> {
-        match v.as_f64() {
-            Some(x) if !x.is_nan() => Ok(x),
-            _ => Err(self.invalid(field, format!("expected a number, got {}", show(v)))),
-        }
-    }
-
-    /// Joint names of `joints` (indices), for messages.
-    fn names(&self, joints: &[usize]) -> String {
-        joints
-            .iter()
-            .map(|&i| self.model.joint(i).name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Parses a per-joint specification: a sequence over `joints`, or a map by joint name
-    /// (joints not listed keep their entry of `defaults`). `entry` reads one value.
-    fn per_joint<T: Clone>(
-        &self,
-        field: &str,
-        v: &Value,
-        joints: &[usize],
-        defaults: Vec<T>,
-        entry: &dyn Fn(&str, &Value) -> Result<T, ProblemError>,
-    ) -> Result<Vec<T>, ProblemError> {
-        let mut out = defaults;
-        match v {
-            Value::Sequence(seq) => {
-                if seq.len() != joints.len() {
-                    return Err(self.invalid(
-                        field,
-                        format!(
-                            "has {} entries but needs {} ({})",
-                            seq.len(),
-                            joints.len(),
-                            self.names(joints)
-                        ),
-                    ));
-                }
-                for (k, item) in seq.iter().enumerate() {
-                    out[k] = entry(&format!("{field}[{k}]"), item)?;
-                }
-            }
-            Value::Mapping(map) => {
-                for (key, item) in map {
-                    let name = key.as_str().unwrap_or_default();
-                    let k = joints
-                        .iter()
-                        .position(|&i| self.model.joint(i).name == name)
-                        .ok_or_else(|| {
-                            self.invalid(
-                                field,
-                                format!(
-                                    "'{}' is not one of the joints here ({})",
-                                    show(key),
-                                    self.names(joints)
-                                ),
-                            )
-                        })?;
-                    out[k] = entry(&format!("{field}.{name}"), item)?;
-                }
-            }
-            other => {
-                return Err(self.invalid(
-                    field,
-                    format!(
-                        "expected a list (one entry per joint) or a map by joint name, got {}",
-                        show(other)
-                    ),
-                ));
-            }
-        }
-        Ok(out)
-    }
-
-    /// A boundary state: each joint a number (fixed), `[lo, hi]` or `free`.
-    fn state(&self, field: &str, v: Option<&Value>, n: usize) -> Result<Ranges, ProblemError> {
-        let Some(v) = v else {
-            return Ok(Ranges::free(n));
-        };
-        let all: Vec<usize> = (0..n).collect();
-        let entry = |f: &str, item: &Value| -> Result<(f64, f64), ProblemError> {
-            match item {
-                Value::String(s) if s == "free" => Ok((f64::NEG_INFINITY, f64::INFINITY)),
-                Value::Sequence(_) => self.range(f, item),
-                _ => match item.as_f64() {
-                    Some(x) if x.is_finite() => Ok((x, x)),
-                    _ => Err(self.invalid(
-                        f,
-                        format!(
-                            "expected a number (fixed), [lower, upper] (bounded) or free, got {}",
-                            show(item)
-                        ),
-                    )),
-                },
-            }
-        };
-        let free = vec![(f64::NEG_INFINITY, f64::INFINITY); n];
-        let pairs = self.per_joint(field, v, &all, free, &entry)?;
-        Ok(Ranges {
-            lower: pairs.iter().map(|p| p.0).collect(),
-            upper: pairs.iter().map(|p| p.1).collect(),
-        })
-    }
-
-    /// Path bounds over `joints`: one `[lo, hi]` for all, a list of ranges, or a map.
-    fn bounds(
-        &self,
-        field: &str,
-        v: Option<&Value>,
-        joints: &[usize],
-        defaults: Ranges,
-    ) -> Result<Ranges, ProblemError> {
-        let Some(v) = v else {
-            return Ok(defaults);
-        };
-        let pairs: Vec<(f64, f64)> = defaults
-            .lower
-            .iter()
-            .copied()
-            .zip(defaults.upper.iter().copied())
-            .collect();
-        let is_single = v
-            .as_sequence()
-            .is_some_and(|s| s.len() == 2 && s.iter().all(|x| x.as_f64().is_some()));
-        let pairs = if is_single {
-            let r = self.range(field, v)?;
-            vec![r; joints.len()]
-        } else {
-            self.per_joint(field, v, joints, pairs, &|f, item| self.range(f, item))?
-        };
-        Ok(Ranges {
-            lower: pairs.iter().map(|p| p.0).collect(),
-            upper: pairs.iter().map(|p| p.1).collect(),
-        })
-    }
-
-    fn time(
-        &self,
-        field: &str,
-        v: Option<&Value>,
-        duration: f64,
-    ) -> Result<TimeSpec, ProblemError> {
-        match v {
-            None => Ok(TimeSpec::End),
-            Some(Value::String(s)) if s == "end" => Ok(TimeSpec::End),
-            Some(Value::String(s)) if s == "start" => Ok(TimeSpec::Start),
-            Some(other) => match other.as_f64() {
-                Some(t) if (0.0..=duration).contains(&t) => Ok(TimeSpec::At(t)),
-                _ => Err(self.invalid(
-                    field,
-                    format!(
-                        "expected start, end or a time in [0, {duration}] s, got {}",
-                        show(other)
-                    ),
-                )),
-            },
-        }
-    }
-
-    pub fn point(&self, field: &str, name: &str) -> Result<BodyPoint, ProblemError> {
-        if let Some(f) = self.model.frame(name) {
-            return Ok(BodyPoint {
-                body: f.body,
-                placement: f.placement,
-            });
-        }
-        if let Some(c) = self.model.contact_points().iter().find(|c| c.name == name) {
-            return Ok(BodyPoint {
-                body: c.body,
-                placement: Transform::from_translation(c.offset),
-            });
-        }
-        let mut known: Vec<&str> = self
-            .model
-            .frames()
-            .iter()
-            .map(|f| f.name.as_str())
-            .collect();
-        known.extend(self.model.contact_points().iter().map(|c| c.name.as_str()));
-        Err(self.invalid(
-            field,
-            format!(
-                "'{name}' is not a frame or contact point of the robot (known: {})",
-                known.join(", ")
-            ),
-        ))
-    }
-
-    fn joint(&self, field: &str, name: &str) -> Result<usize, ProblemError> {
-        self.model.joint_index(name).ok_or_else(|| {
-            self.invalid(
-                field,
-                format!(
-                    "'{name}' is not a joint (joints: {})",
-                    self.model.joint_names().join(", ")
-                ),
-            )
-        })
-    }
-
-    fn vector(&self, field: &str, v: &[f64], n: usize) -> Result<Vec<f64>, ProblemError> {
-        if v.len() != n {
-            return Err(self.invalid(
-                field,
-                format!(
-                    "has {} values but the robot has {n} DoF ({})",
-                    v.len(),
-                    self.model.joint_names().join(", ")
-                ),
-            ));
-        }
-        if let Some(k) = v.iter().position(|x| !x.is_finite()) {
-            return Err(self.invalid(&format!("{field}[{k}]"), "must be a finite number"));
-        }
-        Ok(v.to_vec())
-    }
-
-    fn nonnegative(&self, field: &str, w: f64) -> Result<f64, ProblemError> {
-        if w >= 0.0 && w.is_finite() {
-            Ok(w)
-        } else {
-            Err(self.invalid(field, format!("must be a non-negative number, got {w}")))
-        }
-    }
-}
-
-/// A YAML value as the user wrote it, for messages.
-fn show(v: &Value) -> String {
-    serde_yaml_ng::to_string(v)
-        .map(|s| s.trim().replace('\n', " "))
-        .unwrap_or_else(|_| "?".into())
 }
 
 /// The problem of `initial_guess: {solve: path}` in the file `shown` (reached through
@@ -1029,7 +505,7 @@ fn load_in_chain(
             ),
         ));
     }
-    let ctx = Ctx {
+    let ctx = Fields {
         path: &shown,
         model: &model,
     };
@@ -1093,79 +569,13 @@ fn load_in_chain(
             }
         }
     }
-    let mut effort = match &f.costs.effort {
-        None => vec![0.0; actuated.len()],
-        Some(v) if v.as_f64().is_some() => {
-            let w = ctx.nonnegative("costs.effort", ctx.number("costs.effort", v)?)?;
-            vec![w; actuated.len()]
-        }
-        Some(v) => ctx.per_joint(
-            "costs.effort",
-            v,
-            &actuated,
-            vec![0.0; actuated.len()],
-            &|fld, item| ctx.nonnegative(fld, ctx.number(fld, item)?),
-        )?,
-    };
-    // A coupled follower's input is a constraint force, not a motor: unbounded and free.
+    // A coupled follower's input is a constraint force, not a motor: unbounded (and free of
+    // effort cost: `terms/effort.rs`).
     for c in model.couplings() {
         if let Some(k) = actuated.iter().position(|&i| i == c.follower) {
             u_bounds.lower[k] = f64::NEG_INFINITY;
             u_bounds.upper[k] = f64::INFINITY;
-            effort[k] = 0.0;
         }
-    }
-    let all_joints: Vec<usize> = (0..n).collect();
-    let joint_weights = |field: &str, v: &Value| -> Result<Vec<f64>, ProblemError> {
-        match v.as_f64() {
-            Some(_) => Ok(vec![ctx.nonnegative(field, ctx.number(field, v)?)?; n]),
-            None => ctx.per_joint(field, v, &all_joints, vec![0.0; n], &|fld, item| {
-                ctx.nonnegative(fld, ctx.number(fld, item)?)
-            }),
-        }
-    };
-    let velocity = match &f.costs.velocity {
-        None => vec![0.0; n],
-        Some(v) => joint_weights("costs.velocity", v)?,
-    };
-    let tracking = match &f.costs.tracking {
-        None => None,
-        Some(t) => Some(Tracking {
-            weight: match &t.weight {
-                None => vec![1.0; n],
-                Some(w) => joint_weights("costs.tracking.weight", w)?,
-            },
-            q: ctx.vector("costs.tracking.q", &t.q, n)?,
-        }),
-    };
-    let terminal = match &f.costs.terminal {
-        None => None,
-        Some(t) => Some(Terminal {
-            weight: ctx.nonnegative("costs.terminal.weight", t.weight)?,
-            q: t.q
-                .as_ref()
-                .map(|q| ctx.vector("costs.terminal.q", q, n))
-                .transpose()?,
-            v: t.v
-                .as_ref()
-                .map(|v| ctx.vector("costs.terminal.v", v, n))
-                .transpose()?,
-        }),
-    };
-    let mut targets = Vec::new();
-    for (k, t) in f.costs.targets.iter().enumerate() {
-        let field = format!("costs.targets[{k}]");
-        let time = match &t.time {
-            Some(Value::String(s)) if s == "path" => None,
-            other => Some(ctx.time(&format!("{field}.time"), other.as_ref(), f.duration)?),
-        };
-        targets.push(FrameTarget {
-            name: t.frame.clone(),
-            point: ctx.point(&format!("{field}.frame"), &t.frame)?,
-            position: finite3(&ctx, &format!("{field}.position"), t.position)?,
-            weight: ctx.nonnegative(&format!("{field}.weight"), t.weight)?,
-            time,
-        });
     }
     let contact = contact_model(&shown, &model, f.terrain.as_ref(), f.contacts.as_deref())?;
     let at_rest = [
@@ -1175,172 +585,25 @@ fn load_in_chain(
     .map(|(field, names)| resting_points(&ctx, field, names.as_deref(), contact.as_ref()));
     let [initial_rest, final_rest] = at_rest;
     let at_rest = [initial_rest?, final_rest?];
-    let mut constraints: Vec<PathConstraint> = model
+    let entry = Entry {
+        fields: &ctx,
+        duration: f.duration,
+        terrain: contact.as_ref().map(|c| &c.terrain),
+    };
+    let costs = parse_costs(f.costs.as_ref(), &entry)?;
+    let mut constraints: Vec<Arc<dyn TermSpec>> = model
         .couplings()
         .iter()
-        .map(|c| PathConstraint::JointEquality {
-            a: c.follower,
-            b: c.leader,
-            ratio: c.multiplier,
-            offset: c.offset,
+        .map(|c| {
+            Arc::new(JointEquality {
+                a: c.follower,
+                b: c.leader,
+                ratio: c.multiplier,
+                offset: c.offset,
+            }) as Arc<dyn TermSpec>
         })
         .collect();
-    for (k, c) in f.constraints.iter().enumerate() {
-        let field = format!("constraints[{k}]");
-        let kinds = [
-            c.frame_position.is_some(),
-            c.frame_orientation.is_some(),
-            c.joint_equality.is_some(),
-            c.frame_bounds.is_some(),
-            c.obstacle_clearance.is_some(),
-        ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            return Err(ctx.invalid(
-                &field,
-                "needs exactly one of frame_position, frame_orientation, joint_equality, \
-                 frame_bounds or obstacle_clearance",
-            ));
-        }
-        if let Some(o) = &c.obstacle_clearance {
-            let f = format!("{field}.obstacle_clearance");
-            if contact
-                .as_ref()
-                .is_none_or(|c| c.terrain.boxes.is_empty() && c.terrain.gaps.is_empty())
-            {
-                return Err(ctx.invalid(&f, "needs a terrain with at least one box or gap"));
-            }
-            let margin = ctx.nonnegative(&format!("{f}.margin"), o.margin)?;
-            let from = finite3(&ctx, &format!("{f}.from"), o.from)?;
-            let to = finite3(&ctx, &format!("{f}.to"), o.to)?;
-            if o.samples < 2 && (o.samples == 0 || from != to) {
-                return Err(ctx.invalid(
-                    &format!("{f}.samples"),
-                    format!(
-                        "needs at least 2 samples (both ends), or 1 with `to` equal to `from`, \
-                         got {}",
-                        o.samples
-                    ),
-                ));
-            }
-            let frame = ctx.point(&format!("{f}.frame"), &o.frame)?;
-            let samples = (0..o.samples)
-                .map(|k| {
-                    let s = k as f64 / (o.samples - 1).max(1) as f64;
-                    BodyPoint {
-                        body: frame.body,
-                        placement: frame
-                            .placement
-                            .compose(&Transform::from_translation(from + s * (to - from))),
-                    }
-                })
-                .collect();
-            constraints.push(PathConstraint::ObstacleClearance {
-                name: o.frame.clone(),
-                samples,
-                margin,
-            });
-        }
-        if let Some(b) = &c.frame_bounds {
-            let f = format!("{field}.frame_bounds");
-            let mut axes = Vec::new();
-            for (name, e, v) in [
-                ("x", Vec3::x(), &b.x),
-                ("y", Vec3::y(), &b.y),
-                ("z", Vec3::z(), &b.z),
-            ] {
-                if let Some(v) = v {
-                    let (lo, hi) = ctx.range(&format!("{f}.{name}"), v)?;
-                    axes.push((e, lo, hi));
-                }
-            }
-            if axes.is_empty() {
-                return Err(ctx.invalid(&f, "needs a range for at least one of x, y or z"));
-            }
-            constraints.push(PathConstraint::FrameBounds {
-                name: b.frame.clone(),
-                point: ctx.point(&format!("{f}.frame"), &b.frame)?,
-                axes,
-            });
-        }
-        if let Some(FramePositionFile {
-            frame,
-            position,
-            time,
-            axes,
-        }) = &c.frame_position
-        {
-            let axes = match axes {
-                None => vec![Vec3::x(), Vec3::y(), Vec3::z()],
-                Some(list) if !list.is_empty() => list
-                    .iter()
-                    .enumerate()
-                    .map(|(j, a)| match a.as_str() {
-                        "x" => Ok(Vec3::x()),
-                        "y" => Ok(Vec3::y()),
-                        "z" => Ok(Vec3::z()),
-                        other => Err(ctx.invalid(
-                            &format!("{field}.frame_position.axes[{j}]"),
-                            format!("'{other}' is not an axis (x, y or z)"),
-                        )),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-                Some(_) => {
-                    return Err(
-                        ctx.invalid(&format!("{field}.frame_position.axes"), "needs x, y or z")
-                    );
-                }
-            };
-            constraints.push(PathConstraint::FramePosition {
-                name: frame.clone(),
-                point: ctx.point(&format!("{field}.frame_position.frame"), frame)?,
-                position: finite3(&ctx, &format!("{field}.frame_position.position"), *position)?,
-                axes,
-                time: ctx.time(
-                    &format!("{field}.frame_position.time"),
-                    Some(time),
-                    f.duration,
-                )?,
-            });
-        }
-        if let Some(FrameOrientationFile { frame, rpy, time }) = &c.frame_orientation {
-            constraints.push(PathConstraint::FrameOrientation {
-                name: frame.clone(),
-                point: ctx.point(&format!("{field}.frame_orientation.frame"), frame)?,
-                rotation: Transform::from_xyz_rpy(
-                    [0.0; 3],
-                    finite3(&ctx, &format!("{field}.frame_orientation.rpy"), *rpy)?.into(),
-                )
-                .rotation,
-                time: ctx.time(
-                    &format!("{field}.frame_orientation.time"),
-                    Some(time),
-                    f.duration,
-                )?,
-            });
-        }
-        if let Some(JointEqualityFile {
-            joint,
-            equals,
-            ratio,
-            offset,
-        }) = &c.joint_equality
-        {
-            let a = ctx.joint(&format!("{field}.joint_equality.joint"), joint)?;
-            let b = ctx.joint(&format!("{field}.joint_equality.equals"), equals)?;
-            if a == b || !ratio.is_finite() || !offset.is_finite() {
-                return Err(ctx.invalid(
-                    &format!("{field}.joint_equality"),
-                    "needs two different joints and a finite ratio and offset",
-                ));
-            }
-            constraints.push(PathConstraint::JointEquality {
-                a,
-                b,
-                ratio: *ratio,
-                offset: *offset,
-            });
-        }
-    }
+    constraints.extend(parse_constraints(&f.constraints, &entry)?);
     let mut solver = f.solver.clone();
     if let Some(qp) = overrides.qp {
         solver.qp = qp;
@@ -1472,13 +735,7 @@ fn load_in_chain(
         q_bounds,
         v_bounds,
         u_bounds,
-        costs: Costs {
-            effort,
-            velocity,
-            tracking,
-            terminal,
-            targets,
-        },
+        costs,
         constraints,
         solver,
         initial_guess,
@@ -1493,7 +750,7 @@ fn load_in_chain(
 
 /// The contact points a boundary's `at_rest` names, as indices into the contact model's sites.
 fn resting_points(
-    ctx: &Ctx,
+    ctx: &Fields,
     field: &str,
     names: Option<&[String]>,
     contact: Option<&ContactModel>,
@@ -1525,12 +782,4 @@ fn resting_points(
         out.push(l);
     }
     Ok(out)
-}
-
-fn finite3(ctx: &Ctx, field: &str, v: [f64; 3]) -> Result<Vec3, ProblemError> {
-    if v.iter().all(|x| x.is_finite()) {
-        Ok(Vec3::from(v))
-    } else {
-        Err(ctx.invalid(field, format!("must be three finite numbers, got {v:?}")))
-    }
 }

@@ -13,10 +13,10 @@
 //! ground's wrench on it is a decision variable inside the sole's contact wrench cone
 //! ([`WrenchCone`]).
 
-use super::optimization::Ctx;
 use super::{BodyPoint, ProblemError, Ranges};
 use crate::contact::{SoleRectangle, WrenchCone};
 use crate::dynamics::{Workspace, forward_kinematics, frame_pose};
+use crate::schema::Fields;
 use crate::spatial::{Mat3, Transform, Vec3, vee};
 use serde::Deserialize;
 
@@ -57,7 +57,7 @@ const POSE_MISMATCH: f64 = 1e-6;
 
 /// Validates `stance:`; `initial_q` gives the default poses.
 pub(super) fn stances(
-    ctx: &Ctx,
+    ctx: &Fields,
     files: &[StanceFile],
     initial_q: &Ranges,
 ) -> Result<Vec<Stance>, ProblemError> {

@@ -1,9 +1,7 @@
 //! What both transcriptions share besides their per-point terms: the points where the
 //! trajectory is sampled, frame helpers and the pieces of their Hessian blocks.
 
-use crate::dynamics::Workspace;
-use crate::problem::{BodyPoint, TimeSpec};
-use crate::spatial::{Mat3, Transform, Vec3};
+use crate::problem::TimeSpec;
 use crate::sqp::EvalError;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
@@ -27,18 +25,7 @@ pub struct Points {
 impl Points {
     /// Index of the point nearest to `time`.
     pub fn at(&self, time: TimeSpec, duration: f64) -> usize {
-        let t = match time {
-            TimeSpec::Start => 0.0,
-            TimeSpec::End => duration,
-            TimeSpec::At(t) => t,
-        };
-        let mut best = 0;
-        for (p, tp) in self.times.iter().enumerate() {
-            if (tp - t).abs() < (self.times[best] - t).abs() {
-                best = p;
-            }
-        }
-        best
+        time.nearest(&self.times, duration)
     }
 
     /// Number of points.
@@ -88,18 +75,6 @@ pub(crate) fn check_finite(values: &[f64], what: &str) -> Result<(), EvalError> 
 
 /// Values per task of [`check_finite`]'s parallel scan.
 const CHECK_CHUNK: usize = 8192;
-
-/// World position of a frame origin after [`forward_kinematics`].
-pub(crate) fn frame_origin(ws: &Workspace, point: &BodyPoint) -> Vec3 {
-    ws.body_pose(point.body)
-        .transform_point(&point.placement.translation)
-}
-
-/// World orientation of a frame after [`forward_kinematics`].
-pub(crate) fn frame_rotation(ws: &Workspace, point: &BodyPoint) -> Mat3 {
-    let g: Transform = ws.body_pose(point.body).compose(&point.placement);
-    g.rotation
-}
 
 /// Central differences of a gradient over a block of variables, symmetrized: writes the lower
 /// triangle (`a ≥ b` in the order of `vars`) of `∂g_{vars[a]}/∂x_{vars[b]}` into `out`.

@@ -5,7 +5,7 @@
 use crate::dynamics::{
     Workspace, forward_kinematics, frame_pose, inverse_dynamics, point_jacobian,
 };
-use crate::problem::{InitialGuess, PathConstraint, Recording, TimeSpec, TrajectoryProblem};
+use crate::problem::{InitialGuess, Recording, TimeSpec, TrajectoryProblem};
 use nalgebra::{DMatrix, DVector};
 
 /// Rows of values, one per time.
@@ -95,18 +95,10 @@ fn reach_end_targets(prob: &TrajectoryProblem, end: &mut [f64]) {
     let targets: Vec<_> = prob
         .constraints
         .iter()
-        .filter_map(|c| match c {
-            PathConstraint::FramePosition {
-                point,
-                position,
-                axes,
-                time: TimeSpec::End,
-                ..
-            } => Some((point, position, axes)),
-            _ => None,
-        })
+        .flat_map(|c| c.targets())
+        .filter(|t| t.time == Some(TimeSpec::End))
         .collect();
-    let rows: usize = targets.iter().map(|(_, _, axes)| axes.len()).sum();
+    let rows: usize = targets.iter().map(|t| t.axes.len()).sum();
     let free: Vec<usize> = (0..n)
         .filter(|&i| prob.final_q.lower[i] < prob.final_q.upper[i])
         .collect();
@@ -122,7 +114,8 @@ fn reach_end_targets(prob: &TrajectoryProblem, end: &mut [f64]) {
     for _ in 0..ITERATIONS {
         forward_kinematics(model, &mut ws, end);
         let mut row = 0;
-        for (point, position, axes) in &targets {
+        for t in &targets {
+            let (point, position) = (&t.point, &t.position);
             let p = frame_pose(&ws, point.body, &point.placement).translation;
             point_jacobian(
                 model,
@@ -131,7 +124,7 @@ fn reach_end_targets(prob: &TrajectoryProblem, end: &mut [f64]) {
                 &point.placement.translation,
                 &mut point_jac,
             );
-            for axis in axes.iter() {
+            for axis in &t.axes {
                 error[row] = axis.dot(&(*position - p));
                 for (k, &i) in free.iter().enumerate() {
                     jac[(row, k)] = axis.dot(&point_jac.fixed_view::<3, 1>(0, i).into_owned());

@@ -25,26 +25,19 @@ use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, center_of_mass, inverse_dynamics_derivatives,
 };
-use crate::problem::{PathConstraint, TimeSpec, TrajectoryProblem};
+use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
 use crate::sqp::{EvalError, LogObserver, Method, Nlp, Solver, SqpResult};
 use crate::vi::PointLoad;
 use nalgebra::DMatrix;
 use std::io::Write;
 
-/// The problem restricted to what applies at its start: its path constraints that hold at every
-/// point or at `time: start`, its effort and tracking costs.
+/// The problem restricted to what applies at its start: its costs and path constraints that
+/// hold at every point or at `time: start` (`TermSpec::holds_at_start`).
 pub fn at_start(prob: &TrajectoryProblem) -> TrajectoryProblem {
     let mut p = prob.clone();
-    p.constraints.retain(|c| match c {
-        PathConstraint::FramePosition { time, .. }
-        | PathConstraint::FrameOrientation { time, .. } => *time == TimeSpec::Start,
-        PathConstraint::FrameBounds { .. }
-        | PathConstraint::ObstacleClearance { .. }
-        | PathConstraint::JointEquality { .. } => true,
-    });
-    p.costs.terminal = None;
-    p.costs.targets.clear();
+    p.constraints.retain(|c| c.holds_at_start());
+    p.costs.retain(|c| c.holds_at_start());
     p
 }
 
@@ -138,9 +131,9 @@ impl<'a> StaticNlp<'a> {
         for (i, xi) in x.iter_mut().enumerate().take(n) {
             let nominal = prob
                 .costs
-                .tracking
-                .as_ref()
-                .map_or_else(|| prob.q_bounds.guess(i, 0.0), |t| t.q[i]);
+                .iter()
+                .find_map(|c| c.posture())
+                .map_or_else(|| prob.q_bounds.guess(i, 0.0), |q| q[i]);
             let (lo, hi) = self.q_range(i);
             *xi = if lo <= hi {
                 prob.initial_q.guess(i, nominal).clamp(lo, hi)

@@ -14,11 +14,11 @@
 //! the configuration the gap rows are (they are then checked,
 //! [`super::Terms::check_fixed_points`]).
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, chain};
 use crate::contact::ContactModel;
 use crate::dynamics::{point_jacobian, point_velocity_derivative};
 use crate::model::BaseKind;
 use crate::problem::TrajectoryProblem;
+use crate::terms::{Local, LocalIndex, PointInfo, PointTerm, Scratch, chain};
 use nalgebra::DMatrix;
 
 struct AtRest {

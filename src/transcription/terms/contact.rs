@@ -43,9 +43,9 @@
 //! while the landing force still acts, and the rows then ask for soft landings (the jump chain
 //! does not converge with them; ARCHITECTURE.md, "Contact").
 
-use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
 use crate::contact::{CONE, ContactModel, ContactSample, GAP, NORMAL, SLIDING};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem};
+use crate::terms::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side};
 use crate::vi::PointLoad;
 
 struct Contact {
@@ -88,7 +88,7 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
     let chains: Vec<Vec<usize>> = model
         .sites
         .iter()
-        .map(|s| super::chain(&prob.model, s.body))
+        .map(|s| crate::terms::chain(&prob.model, s.body))
         .collect();
     let mut joints: Vec<usize> = chains.iter().flatten().copied().collect();
     joints.sort_unstable();

@@ -1,47 +1,18 @@
-//! Per-point terms: the costs, path constraints and contact conditions that both
-//! transcriptions evaluate at their sample points, each one type in a file of its own.
+//! The terms of a problem laid out on a transcription's points: the costs and constraints it
+//! lists (`crate::terms`, one file per kind) and the terms its physics implies, each one type
+//! in a file of its own here: contact conditions (`contact.rs`), feet at rest at the ends
+//! (`at_rest.rs`) and stances (`stance.rs`).
 //!
-//! A transcription samples its trajectory at points `p` (the VI's control points, the
-//! collocation's knots and midpoints). At each point the terms see one *local* vector
-//!
-//! ```text
-//! [ q_p (n) | v_p (n) | v⁻_p (n) | vᵏ_p (n) | u_p (n_u) | q_p⁺ (n) | own_p (the terms' own variables, in order) ]
-//! ```
-//!
-//! where `v_p` is the velocity at the point: a decision variable in Hermite–Simpson, a linear
-//! combination of the stage's control points in the VI (the slope of its Lagrange interpolant,
-//! [`VelocityMap`], the following stage's at a knot), `v⁻_p` the slope the stage before a VI
-//! knot ends on (the VI's interpolant has a kink at a knot wherever a force acts there) and at
-//! the first and last points the boundary velocity (zero elsewhere, [`PointVelocity`]), `vᵏ_p`
-//! at an interior VI knot the velocity of the discrete Legendre transform there with the mass
-//! matrix frozen (a combination of the two stages' control points,
-//! [`crate::vi::Galerkin::knot_velocity`]; what `knots.csv` reports; zero elsewhere), and
-//! `q_p⁺` the configuration of the next point (the point's own at the last), where a contact
-//! force at `p` meets the ground it answers for (`terms/contact.rs`). A term may add variables
-//! of its own at a point
-//! (contact forces), rows with lower and upper bounds, a cost, complementarity pairs between
-//! its rows and variables, and point loads (world forces on the robot) that the transcription
-//! puts into its dynamics. It supplies values and the Jacobian of its rows over the local
-//! vector in a sparsity pattern of its own, and where it has curvature; [`Terms`] maps all of
-//! it onto the decision vector through the linear map `local = E x` (Jacobians
+//! A point's velocities come from a [`VelocityMap`] ([`PointVelocity`]); [`Terms`] maps
+//! every term's values, Jacobian and curvature onto the decision vector through the linear
+//! map `local = E x` of the point's local vector (`crate::terms` describes it) (Jacobians
 //! `∂/∂local · E`, Hessians `Eᵀ ∇²_local E`, exactly), point by point, in parallel. Hessians
 //! are central differences of the terms' exact local gradients over their curvature
 //! variables, so their cost is linear in the number of points.
-//!
-//! Adding a kind of cost or constraint is one new file here and one line in [`Terms::new`].
 
 mod at_rest;
 mod contact;
-mod diagonal_quadratic;
-mod frame_bounds;
-mod frame_orientation;
-mod frame_position;
-mod frame_target;
-mod joint_equality;
-mod obstacle_clearance;
 mod stance;
-mod terminal;
-mod tracking;
 
 use super::common::{FD_STEP, Points};
 use super::contact::ContactTrajectory;
@@ -52,6 +23,9 @@ use crate::model::Model;
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
 use crate::sqp::{Complementarity, ComplementarityTerm};
+use crate::terms::{
+    CONSTRAINTS, COSTS, Layout, LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side,
+};
 use crate::vi::PointLoad;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
@@ -91,227 +65,6 @@ impl PointVelocity {
             before: None,
             knot: None,
         }
-    }
-}
-
-/// What a term knows of the point it is evaluated at.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PointInfo {
-    /// Point index.
-    pub index: usize,
-    /// Number of points.
-    pub count: usize,
-    /// Quadrature weight (`∫ f dt ≈ Σ_p weight_p f(t_p)`).
-    pub weight: f64,
-    /// Time to the next point, `t_{p+1} − t_p` (0 at the last).
-    pub interval: f64,
-    /// Quadrature weights of `v_p` and `v⁻_p` in integrals of velocities: each stage's slope
-    /// weighted on its own (`∫ g(v) dt ≈ Σ_p velocity_weight_p g(v_p) + before_weight_p
-    /// g(v⁻_p)`).
-    pub velocity_weight: f64,
-    /// See `velocity_weight`.
-    pub before_weight: f64,
-    /// Whether the point has a knot velocity `vᵏ_p` (an interior knot of the VI).
-    pub knot_velocity: bool,
-    /// The problem fixes every joint's configuration here (the first point when `initial.q`
-    /// fixes all joints, the last when `final.q` does). A row of the configuration alone is a
-    /// constant there, a combination of the variables' bounds: the terms leave such rows out,
-    /// and [`Terms::check_fixed_points`] checks that they hold.
-    pub fixed_configuration: bool,
-}
-
-impl PointInfo {
-    /// Whether this is the last point (`t = T`).
-    pub fn is_last(&self) -> bool {
-        self.index + 1 == self.count
-    }
-}
-
-/// Indices into the local vector for one term: `q`, `v`, `u`, then its own variables.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LocalIndex {
-    /// Degrees of freedom.
-    pub n: usize,
-    /// Actuated joints.
-    pub n_u: usize,
-    /// Where the term's own variables start among the point's own variables.
-    own_offset: usize,
-}
-
-impl LocalIndex {
-    /// Index of `q_i`.
-    pub fn q(&self, i: usize) -> usize {
-        i
-    }
-    /// Index of `v_i`.
-    pub fn v(&self, i: usize) -> usize {
-        self.n + i
-    }
-    /// Index of `v⁻_i`.
-    pub fn v_before(&self, i: usize) -> usize {
-        2 * self.n + i
-    }
-    /// Index of `vᵏ_i`.
-    pub fn v_knot(&self, i: usize) -> usize {
-        3 * self.n + i
-    }
-    /// Index of `u_c`.
-    pub fn u(&self, c: usize) -> usize {
-        4 * self.n + c
-    }
-    /// Index of `q⁺_i`, the next point's configuration.
-    pub fn q_next(&self, i: usize) -> usize {
-        4 * self.n + self.n_u + i
-    }
-    /// Index of the term's own variable `j`.
-    pub fn own(&self, j: usize) -> usize {
-        5 * self.n + self.n_u + self.own_offset + j
-    }
-}
-
-/// The local values a term is evaluated at (the forward kinematics of `q`, and of `q⁺` where a
-/// term asks for it, are in the [`Scratch`]).
-pub(crate) struct Local<'a> {
-    /// The robot.
-    pub model: &'a Model,
-    /// `q_p`.
-    pub q: &'a [f64],
-    /// `v_p`.
-    pub v: &'a [f64],
-    /// `v⁻_p` (zero where the point has one velocity).
-    pub v_before: &'a [f64],
-    /// `vᵏ_p` (zero where the point has none).
-    pub v_knot: &'a [f64],
-    /// `u_p`.
-    pub u: &'a [f64],
-    /// The term's own variables at the point.
-    pub own: &'a [f64],
-}
-
-/// One side of a term's complementarity pair: one of its rows or own variables at the point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Side {
-    /// Row `r` of the term at the point.
-    Row(usize),
-    /// Own variable `j` of the term at the point.
-    Own(usize),
-}
-
-/// World forces of a term's loads at a point, with their derivatives over the local vector.
-#[derive(Clone, Debug)]
-pub(crate) struct LoadForces {
-    /// `f_l` per load.
-    pub force: Vec<Vec3>,
-    /// `∂f_l/∂q` (3×n) per load.
-    pub dq: Vec<DMatrix<f64>>,
-    /// `∂f_l/∂own_j` in the order of [`PointTerm::force_variables`].
-    pub down: Vec<Vec3>,
-}
-
-/// Buffers for evaluating terms at one point.
-pub(crate) struct Scratch {
-    /// Kinematics at the current local `q` (done before a term is called).
-    pub kin: Workspace,
-    /// Kinematics at the current local `q⁺` (done before a term is called when some term
-    /// [uses it](PointTerm::uses_next_configuration)).
-    pub kin_next: Workspace,
-    /// A 6×n frame Jacobian.
-    pub frame_jacobian: DMatrix<f64>,
-    /// Contact quantities, when the problem has contact.
-    pub contact: Option<ContactSample>,
-}
-
-/// A cost, constraint or contact condition evaluated point by point.
-///
-/// Every method has a neutral default, so a term implements only what it has. Row values and
-/// Jacobian entries follow the order of [`PointTerm::jacobian_pattern`]; local indices come
-/// from the [`LocalIndex`] passed in.
-pub(crate) trait PointTerm: Send + Sync {
-    /// Own variables at point `p`.
-    fn variables(&self, _p: &PointInfo) -> usize {
-        0
-    }
-
-    /// Bounds of the own variables at `p`.
-    fn variable_bounds(&self, _p: &PointInfo, _lower: &mut [f64], _upper: &mut [f64]) {}
-
-    /// Starting values of the own variables at `p`, given the starting trajectory there.
-    fn start(&self, _p: &PointInfo, _local: &Local, _scratch: &mut Scratch, _own: &mut [f64]) {}
-
-    /// Rows at point `p`.
-    fn rows(&self, _p: &PointInfo) -> usize {
-        0
-    }
-
-    /// Bounds of the rows at `p` (`lower == upper` for an equality).
-    fn row_bounds(&self, _p: &PointInfo, _lower: &mut [f64], _upper: &mut [f64]) {}
-
-    /// The `(row, local index)` entries of the rows' Jacobian at `p`.
-    fn jacobian_pattern(&self, _p: &PointInfo, _ix: &LocalIndex, _out: &mut Vec<(usize, usize)>) {}
-
-    /// Row values at `p` and, when `jac` is given, the Jacobian entries in pattern order.
-    fn evaluate(
-        &self,
-        _p: &PointInfo,
-        _local: &Local,
-        _scratch: &mut Scratch,
-        _rows: &mut [f64],
-        _jac: Option<&mut [f64]>,
-    ) {
-    }
-
-    /// The cost at `p`; when `grad = (s, g)` is given, `s` times its gradient over the local
-    /// vector is added to `g`.
-    fn cost(
-        &self,
-        _p: &PointInfo,
-        _ix: &LocalIndex,
-        _local: &Local,
-        _scratch: &mut Scratch,
-        _grad: Option<(f64, &mut [f64])>,
-    ) -> f64 {
-        0.0
-    }
-
-    /// The lower-triangle `(a, b)`, `a ≥ b`, local entries where the term's cost or rows have
-    /// curvature at `p`.
-    fn hessian_pattern(&self, _p: &PointInfo, _ix: &LocalIndex, _out: &mut Vec<(usize, usize)>) {}
-
-    /// Complementarity pairs at `p`.
-    fn complementarity(&self, _p: &PointInfo, _out: &mut Vec<(Side, Side)>) {}
-
-    /// Points where the term pushes on the robot (the same at every point).
-    fn loads(&self) -> Vec<PointLoad> {
-        Vec::new()
-    }
-
-    /// The `(load, own variable)` pairs through which the term's own variables at `p` move its
-    /// forces.
-    fn force_variables(&self, _p: &PointInfo) -> Vec<(usize, usize)> {
-        Vec::new()
-    }
-
-    /// Sets the smoothing of the term's complementarity rows, for a solve at that level.
-    fn set_smoothing(&mut self, _mu: f64) {}
-
-    /// Whether the term's rows depend on the next point's configuration `q⁺`.
-    fn uses_next_configuration(&self) -> bool {
-        false
-    }
-
-    /// What the term is, for messages (the problem file's name of its kind).
-    fn label(&self) -> &'static str {
-        "a per-point term"
-    }
-
-    /// The world forces at the term's loads at `p`, with their derivatives.
-    fn forces(
-        &self,
-        _p: &PointInfo,
-        _local: &Local,
-        _scratch: &mut Scratch,
-        _out: &mut LoadForces,
-    ) {
     }
 }
 
@@ -620,15 +373,19 @@ impl<'a> Terms<'a> {
         first_row: usize,
     ) -> Self {
         let mut terms: Vec<Box<dyn PointTerm>> = Vec::new();
-        diagonal_quadratic::add(prob, &mut terms);
-        tracking::add(prob, &mut terms);
-        terminal::add(prob, &mut terms);
-        frame_target::add(prob, points, &mut terms);
-        frame_position::add(prob, points, &mut terms);
-        frame_orientation::add(prob, points, &mut terms);
-        joint_equality::add(prob, &mut terms);
-        frame_bounds::add(prob, &mut terms);
-        obstacle_clearance::add(prob, &mut terms);
+        let layout = Layout {
+            model: &prob.model,
+            duration: prob.duration,
+            times: &points.times,
+            terrain: prob.contact.as_ref().map(|c| &c.terrain),
+        };
+        for (kinds, specs) in [(COSTS, &prob.costs), (CONSTRAINTS, &prob.constraints)] {
+            for kind in kinds {
+                for spec in specs.iter().filter(|c| c.key() == kind.key) {
+                    terms.extend(spec.build(&layout));
+                }
+            }
+        }
         contact::add(prob, &mut terms);
         at_rest::add(prob, &mut terms);
         let stances = stance::add(prob, &mut terms);
@@ -1262,86 +1019,11 @@ fn local_gradient(
     }
 }
 
-/// A frame at one point of the trajectory: where the frame-position and frame-orientation
-/// terms apply and what they depend on.
-struct TimedFrame {
-    point: crate::problem::BodyPoint,
-    /// The point index the time snaps to.
-    at: usize,
-    chain: Vec<usize>,
-}
-
-impl TimedFrame {
-    fn new(
-        prob: &TrajectoryProblem,
-        points: &Points,
-        point: crate::problem::BodyPoint,
-        time: crate::problem::TimeSpec,
-    ) -> Self {
-        Self {
-            point,
-            at: points.at(time, prob.duration),
-            chain: chain(&prob.model, point.body),
-        }
-    }
-
-    /// Whether its rows are at `p`: its point, unless the problem fixes the configuration
-    /// there.
-    fn applies(&self, p: &PointInfo) -> bool {
-        p.index == self.at && !p.fixed_configuration
-    }
-
-    /// `rows` at its point, none elsewhere.
-    fn rows(&self, p: &PointInfo, rows: usize) -> usize {
-        if self.applies(p) { rows } else { 0 }
-    }
-
-    /// Each of `rows` rows depends on the chain's configurations.
-    fn jacobian_pattern(&self, rows: usize, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        for r in 0..rows {
-            out.extend(self.chain.iter().map(|&j| (r, ix.q(j))));
-        }
-    }
-
-    /// Curvature over the chain at its point.
-    fn hessian_pattern(&self, p: &PointInfo, ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-        if self.applies(p) {
-            chain_pattern(&self.chain, ix, out);
-        }
-    }
-}
-
 /// Whether the problem fixes every joint's configuration at point `p` of `count`: the first
 /// when `initial.q` does, the last (of more than one) when `final.q` does.
 fn fixed_configuration(prob: &TrajectoryProblem, p: usize, count: usize) -> bool {
     (p == 0 && prob.initial_q.all_fixed())
         || (count > 1 && p + 1 == count && prob.final_q.all_fixed())
-}
-
-/// The joints on a body's path to the root, which a function of its pose depends on.
-fn chain(model: &Model, body: usize) -> Vec<usize> {
-    model.ancestors_inclusive(body).collect()
-}
-
-/// `∂x/∂q_j` of a point `x` from column `j` of its frame Jacobian (`[ω; v]` rows).
-fn point_velocity_column(frame_jacobian: &DMatrix<f64>, j: usize) -> Vec3 {
-    Vec3::new(
-        frame_jacobian[(3, j)],
-        frame_jacobian[(4, j)],
-        frame_jacobian[(5, j)],
-    )
-}
-
-/// The lower triangle over the configurations of a chain: where a function of a body's pose
-/// has curvature.
-fn chain_pattern(chain: &[usize], ix: &LocalIndex, out: &mut Vec<(usize, usize)>) {
-    for &a in chain {
-        for &b in chain {
-            if a >= b {
-                out.push((ix.q(a), ix.q(b)));
-            }
-        }
-    }
 }
 
 /// Position of `value` in the sorted `list`.

@@ -19,13 +19,15 @@
 //! loads path the contact forces use. The ground's frame `R*` is fixed, so the world forces do
 //! not depend on `q`.
 
-use super::frame_orientation::{orientation_error, orientation_error_rate};
-use super::{LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern};
 use crate::contact::FACES;
 use crate::dynamics::{Workspace, center_of_mass, frame_jacobian};
 use crate::problem::{Stance, TrajectoryProblem};
 use crate::spatial::Vec3;
-use crate::transcription::common::{frame_origin, frame_rotation};
+use crate::terms::{
+    LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern,
+};
+use crate::terms::{frame_origin, frame_rotation};
+use crate::terms::{orientation_error, orientation_error_rate};
 use crate::transcription::stance::StanceTrack;
 use crate::vi::PointLoad;
 use nalgebra::{SMatrix, Vector6};

@@ -8,18 +8,19 @@
 //! and moving late the cheapest.
 
 use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch};
-use crate::problem::TrajectoryProblem;
 
 /// Which part of the local vector the cost weighs.
-#[derive(Clone, Copy)]
-enum Of {
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Of {
     Torques,
     Velocity,
 }
 
-struct DiagonalQuadratic {
-    of: Of,
-    weights: Vec<f64>,
+/// The cost term of `costs.effort` (`effort.rs`) and `costs.velocity` (`velocity.rs`).
+#[derive(Clone, Debug)]
+pub(super) struct DiagonalQuadratic {
+    pub of: Of,
+    pub weights: Vec<f64>,
 }
 
 /// A vector of the local values.
@@ -61,17 +62,13 @@ impl DiagonalQuadratic {
     }
 }
 
-/// Adds the effort and velocity costs that have a positive weight.
-pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>) {
-    for (of, weights) in [
-        (Of::Torques, &prob.costs.effort),
-        (Of::Velocity, &prob.costs.velocity),
-    ] {
-        if weights.iter().any(|&w| w > 0.0) {
-            terms.push(Box::new(DiagonalQuadratic {
-                of,
-                weights: weights.clone(),
-            }));
+impl DiagonalQuadratic {
+    /// The term, when some weight is positive.
+    pub fn terms(&self) -> Vec<Box<dyn PointTerm>> {
+        if self.weights.iter().any(|&w| w > 0.0) {
+            vec![Box::new(self.clone())]
+        } else {
+            Vec::new()
         }
     }
 }

@@ -16,15 +16,102 @@
 //! central difference of the exact row gradient `∇d_Bᵀ J_s(q)`.
 
 use super::{
-    Local, LocalIndex, PointInfo, PointTerm, Scratch, chain, chain_pattern, point_velocity_column,
+    TermKind, TermSpec, Entry, Layout, Local, LocalIndex, PointInfo, PointTerm, Scratch,
+    chain, chain_pattern, frame_origin, point_velocity_column, read_entry,
 };
-use crate::contact::{Distance, Gap, TerrainBox};
+use crate::contact::{Distance, Gap, Terrain, TerrainBox};
 use crate::dynamics::frame_jacobian;
-use crate::problem::{BodyPoint, PathConstraint, TrajectoryProblem};
-use crate::spatial::Vec3;
-use crate::transcription::common::frame_origin;
+use crate::schema::{BodyPoint, ProblemError};
+use crate::spatial::{Transform, Vec3};
+use serde::Deserialize;
+use serde_yaml_ng::Value;
+use std::sync::Arc;
 
+/// A body segment kept `margin` away from every obstacle of the terrain at every point: an
+/// entry `- obstacle_clearance: {frame, from, to, samples, margin}` of `constraints:`.
+#[derive(Clone, Debug)]
 struct ObstacleClearance {
+    /// The samples, evenly spaced from `from` to `to` in the frame.
+    samples: Vec<BodyPoint>,
+    /// Smallest distance to an obstacle (m).
+    margin: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ObstacleClearanceEntry {
+    frame: String,
+    from: [f64; 3],
+    to: [f64; 3],
+    samples: usize,
+    margin: f64,
+}
+
+pub(super) const KIND: TermKind = TermKind {
+    key: "obstacle_clearance",
+    parse,
+};
+
+fn parse(value: &Value, entry: &Entry, field: &str) -> Result<Arc<dyn TermSpec>, ProblemError> {
+    Ok(Arc::new(read(value, entry, field)?))
+}
+
+fn read(value: &Value, entry: &Entry, field: &str) -> Result<ObstacleClearance, ProblemError> {
+    let fields = entry.fields;
+    let e: ObstacleClearanceEntry = read_entry(fields, field, value)?;
+    if entry
+        .terrain
+        .is_none_or(|t| t.boxes.is_empty() && t.gaps.is_empty())
+    {
+        return Err(fields.invalid(field, "needs a terrain with at least one box or gap"));
+    }
+    let margin = fields.nonnegative(&format!("{field}.margin"), e.margin)?;
+    let from = fields.finite3(&format!("{field}.from"), e.from)?;
+    let to = fields.finite3(&format!("{field}.to"), e.to)?;
+    if e.samples < 2 && (e.samples == 0 || from != to) {
+        return Err(fields.invalid(
+            &format!("{field}.samples"),
+            format!(
+                "needs at least 2 samples (both ends), or 1 with `to` equal to `from`, got {}",
+                e.samples
+            ),
+        ));
+    }
+    let frame = fields.point(&format!("{field}.frame"), &e.frame)?;
+    let samples = (0..e.samples)
+        .map(|k| {
+            let s = k as f64 / (e.samples - 1).max(1) as f64;
+            BodyPoint {
+                body: frame.body,
+                placement: frame
+                    .placement
+                    .compose(&Transform::from_translation(from + s * (to - from))),
+            }
+        })
+        .collect();
+    Ok(ObstacleClearance { samples, margin })
+}
+
+impl TermSpec for ObstacleClearance {
+    fn key(&self) -> &'static str {
+        KIND.key
+    }
+
+    fn build(&self, on: &Layout) -> Vec<Box<dyn PointTerm>> {
+        vec![Box::new(ObstacleClearanceTerm {
+            samples: self.samples.clone(),
+            obstacles: on.terrain.map(obstacles).unwrap_or_default(),
+            margin: self.margin,
+            chain: chain(on.model, self.samples[0].body),
+        })]
+    }
+
+    fn holds_at_start(&self) -> bool {
+        true
+    }
+}
+
+struct ObstacleClearanceTerm {
     samples: Vec<BodyPoint>,
     /// Per obstacle (boxes, then gap openings): its lower and upper corners.
     obstacles: Vec<(Vec3, Vec3)>,
@@ -56,43 +143,20 @@ fn opening(g: &Gap, ground: f64) -> (Vec3, Vec3) {
     )
 }
 
-/// Adds one term per obstacle-clearance constraint (none without terrain).
-pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>) {
-    let obstacles: Vec<(Vec3, Vec3)> = prob
-        .contact
-        .as_ref()
-        .map(|c| {
-            let t = &c.terrain;
-            let openings = t.gaps.iter().map(|g| opening(g, t.ground));
-            t.boxes.iter().map(solid).chain(openings).collect()
-        })
-        .unwrap_or_default();
-    for c in &prob.constraints {
-        if let PathConstraint::ObstacleClearance {
-            samples, margin, ..
-        } = c
-        {
-            let Some(first) = samples.first() else {
-                continue;
-            };
-            terms.push(Box::new(ObstacleClearance {
-                samples: samples.clone(),
-                obstacles: obstacles.clone(),
-                margin: *margin,
-                chain: chain(&prob.model, first.body),
-            }));
-        }
-    }
+/// The terrain's obstacles: its boxes' solids, then its gaps' openings.
+fn obstacles(t: &Terrain) -> Vec<(Vec3, Vec3)> {
+    let openings = t.gaps.iter().map(|g| opening(g, t.ground));
+    t.boxes.iter().map(solid).chain(openings).collect()
 }
 
-impl ObstacleClearance {
+impl ObstacleClearanceTerm {
     fn distance(&self, b: usize, p: &Vec3) -> Distance {
         let (lower, upper) = &self.obstacles[b];
         Distance::to_box(p, lower, upper)
     }
 }
 
-impl PointTerm for ObstacleClearance {
+impl PointTerm for ObstacleClearanceTerm {
     fn rows(&self, p: &PointInfo) -> usize {
         if p.fixed_configuration {
             0
@@ -164,6 +228,39 @@ impl PointTerm for ObstacleClearance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terms::tests::{entry_of, robot};
+
+    fn clearance(terrain: &str, value: &str) -> Result<ObstacleClearance, ProblemError> {
+        let model = robot("box.urdf");
+        let terrain: Terrain = serde_yaml_ng::from_str(terrain).unwrap();
+        entry_of(&model, Some(&terrain), |entry| {
+            read(&serde_yaml_ng::from_str(value).unwrap(), entry, "c")
+        })
+    }
+
+    #[test]
+    fn samples_are_spread_evenly_from_one_end_to_the_other() {
+        let c = clearance(
+            "{friction: 0.5, boxes: [{x: [0.3, 0.5], top: 0.1}]}",
+            "{frame: box, from: [0, 0, 0.05], to: [0, 0, -0.05], samples: 3, margin: 0.01}",
+        )
+        .unwrap();
+        assert_eq!(c.margin, 0.01);
+        let z: Vec<f64> = c
+            .samples
+            .iter()
+            .map(|s| s.placement.translation.z)
+            .collect();
+        assert_eq!(z, [0.05, 0.0, -0.05]);
+        // One sample where `to` is `from`, over a terrain with a gap and no box.
+        let c = clearance(
+            "{friction: 0.5, gaps: [{x: [0.3, 0.5], depth: 0.1}]}",
+            "{frame: box, from: [0, 0, -0.05], to: [0, 0, -0.05], samples: 1, margin: 0.01}",
+        )
+        .unwrap();
+        assert_eq!(c.samples.len(), 1);
+        assert_eq!(c.samples[0].placement.translation.z, -0.05);
+    }
 
     /// The distance to the box's solid against the plain formula of a point beside, above
     /// and diagonally off an edge of a box (the Euclidean norm of the excess per axis).

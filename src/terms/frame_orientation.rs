@@ -1,36 +1,76 @@
 //! `½ vee(R*ᵀR − RᵀR*) = 0` at one time: a frame's world orientation equals `R*` (up to a half
 //! turn).
 
-use super::{Local, LocalIndex, PointInfo, PointTerm, Scratch, TimedFrame};
+use super::{
+    TermKind, TermSpec, Entry, Layout, Local, LocalIndex, PointInfo, PointTerm, Scratch,
+    TimedFrame, frame_rotation, read_entry,
+};
 use crate::dynamics::frame_jacobian;
-use crate::problem::{PathConstraint, TrajectoryProblem};
-use crate::spatial::{Mat3, Vec3, hat, vee};
-use crate::transcription::common::{Points, frame_rotation};
+use crate::schema::{BodyPoint, ProblemError, TimeSpec};
+use crate::spatial::{Mat3, Transform, Vec3, hat, vee};
+use serde::Deserialize;
+use serde_yaml_ng::Value;
+use std::sync::Arc;
 
+/// A frame's world orientation fixed at one time: an entry
+/// `- frame_orientation: {frame, rpy, time}` of `constraints:`.
+#[derive(Clone, Debug)]
 struct FrameOrientation {
+    /// The frame.
+    point: BodyPoint,
+    /// Target world orientation.
+    rotation: Mat3,
+    /// When.
+    time: TimeSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrameOrientationEntry {
+    frame: String,
+    rpy: [f64; 3],
+    time: Value,
+}
+
+pub(super) const KIND: TermKind = TermKind {
+    key: "frame_orientation",
+    parse,
+};
+
+fn parse(value: &Value, entry: &Entry, field: &str) -> Result<Arc<dyn TermSpec>, ProblemError> {
+    let fields = entry.fields;
+    let e: FrameOrientationEntry = read_entry(fields, field, value)?;
+    let rpy = fields.finite3(&format!("{field}.rpy"), e.rpy)?;
+    Ok(Arc::new(FrameOrientation {
+        point: fields.point(&format!("{field}.frame"), &e.frame)?,
+        rotation: Transform::from_xyz_rpy([0.0; 3], rpy.into()).rotation,
+        time: fields.time(&format!("{field}.time"), Some(&e.time), entry.duration)?,
+    }))
+}
+
+impl TermSpec for FrameOrientation {
+    fn key(&self) -> &'static str {
+        KIND.key
+    }
+
+    fn build(&self, on: &Layout) -> Vec<Box<dyn PointTerm>> {
+        vec![Box::new(FrameOrientationTerm {
+            frame: TimedFrame::new(on, self.point, self.time),
+            rotation: self.rotation,
+        })]
+    }
+
+    fn holds_at_start(&self) -> bool {
+        self.time == TimeSpec::Start
+    }
+}
+
+struct FrameOrientationTerm {
     frame: TimedFrame,
     rotation: Mat3,
 }
 
-/// Adds one term per frame-orientation constraint.
-pub(super) fn add(prob: &TrajectoryProblem, points: &Points, terms: &mut Vec<Box<dyn PointTerm>>) {
-    for c in &prob.constraints {
-        if let PathConstraint::FrameOrientation {
-            point,
-            rotation,
-            time,
-            ..
-        } = c
-        {
-            terms.push(Box::new(FrameOrientation {
-                frame: TimedFrame::new(prob, points, *point, *time),
-                rotation: *rotation,
-            }));
-        }
-    }
-}
-
-impl PointTerm for FrameOrientation {
+impl PointTerm for FrameOrientationTerm {
     fn rows(&self, p: &PointInfo) -> usize {
         self.frame.rows(p, 3)
     }
@@ -86,13 +126,13 @@ impl PointTerm for FrameOrientation {
 /// `½ vee(R*ᵀR − RᵀR*)`: zero when the orientation `R` equals the target `R*` (or is a half turn
 /// from it); for `R = R* exp(φ̂)` it is `φ` to first order (the rotation from `R*` to `R` in
 /// `R*`'s axes).
-pub(super) fn orientation_error(target: &Mat3, rm: &Mat3) -> Vec3 {
+pub(crate) fn orientation_error(target: &Mat3, rm: &Mat3) -> Vec3 {
     0.5 * vee(&(target.transpose() * rm - rm.transpose() * target))
 }
 
 /// The rate of [`orientation_error`] when `R` turns at the world angular velocity `ω`
 /// (`Ṙ = ω̂ R`): `½ vee(R*ᵀ ω̂ R + Rᵀ ω̂ R*)`.
-pub(super) fn orientation_error_rate(target: &Mat3, rm: &Mat3, omega: &Vec3) -> Vec3 {
+pub(crate) fn orientation_error_rate(target: &Mat3, rm: &Mat3, omega: &Vec3) -> Vec3 {
     let w = hat(omega);
     0.5 * vee(&(target.transpose() * w * rm + rm.transpose() * w * target))
 }
