@@ -3,15 +3,17 @@
 //! (`results/<name>/knots.csv`, the transcription's own points, and `trajectory.csv`, its
 //! interpolant) by reading the files alone: the start and average speeds, the contact
 //! conditions recomputed from the written forces and gaps, a gait in which each foot lifts and
-//! lands, and no leg segment inside the obstacle. The solves themselves are `#[ignore]`d
-//! (minutes in a debug build); `docs/benchmarks.md` names the commands.
+//! lands, and no leg segment inside the obstacle. The `*_reproduces_its_committed_result` tests
+//! solve the problems again and check that today's code gives the committed results: the walk's
+//! and the hop's in release builds (`.ci/run` runs them with `cargo test --release --test biped
+//! -- reproduces`), the jump's (minutes) with every other long check by `cargo test --release --
+//! --ignored`.
 
 mod committed;
 
 use committed::{
-    configuration, converges, each_foot_lifts_and_lands, is_physical, load,
-    meets_the_contact_conditions, result, starts_in_a_state_of_moving,
-    the_initial_guess_never_lifts_a_foot,
+    configuration, each_foot_lifts_and_lands, is_physical, load, meets_the_contact_conditions,
+    reproduces, result, starts_in_a_state_of_moving, the_initial_guess_never_lifts_a_foot,
 };
 use std::collections::HashMap;
 use vito::dynamics::{Workspace, forward_kinematics};
@@ -93,12 +95,24 @@ fn the_walks_initial_guess_never_lifts_a_foot() {
     the_initial_guess_never_lifts_a_foot(&problem(), &FEET, LIFTED);
 }
 
-/// The solve from the problem's own starting point ends `Converged`
-/// (`cargo test --release --test biped -- --ignored`).
+/// Today's solve of the walk is the committed one.
 #[test]
-#[ignore = "a solve of minutes in a debug build; run with --release -- --ignored"]
-fn the_walk_converges() {
-    converges(&problem());
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a solve of minutes in a debug build; .ci/run runs it with --release"
+)]
+fn the_walk_reproduces_its_committed_result() {
+    reproduces("biped_walk");
+}
+
+/// Today's solve of the hop is the committed one.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a solve of a minute in a debug build; .ci/run runs it with --release"
+)]
+fn the_hop_reproduces_its_committed_result() {
+    reproduces("hopper_hop");
 }
 
 const JUMP: &str = "biped_obstacle_jump";
@@ -272,10 +286,10 @@ fn each_foot_of_the_committed_jump_lifts_and_lands() {
     each_foot_lifts_and_lands(&result(JUMP, "knots.csv"), &FEET, LIFTED);
 }
 
-/// The jump's solve, its four easier steps first (`initial_guess: {solve: …}`), ends
-/// `Converged` (`cargo test --release --test biped -- --ignored`).
+/// Today's solve of the jump, its four easier steps first (`initial_guess: {solve: …}`), is
+/// the committed one (`cargo test --release --test biped -- --ignored`).
 #[test]
-#[ignore = "a solve of minutes in a debug build; run with --release -- --ignored"]
-fn the_jump_converges() {
-    converges(&load(JUMP));
+#[ignore = "a solve of minutes in release; run with --release -- --ignored"]
+fn the_jump_reproduces_its_committed_result() {
+    reproduces(JUMP);
 }

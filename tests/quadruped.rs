@@ -5,13 +5,14 @@
 //! conditions recomputed from the written forces and gaps, the physics of a passive ground,
 //! across the gaps a gait in which each foot lifts and lands, no foot inside a gap, and every
 //! foot past both gaps at the end; and their starting trot (`problems/guesses/`). The solves
-//! themselves are `#[ignore]`d (minutes in release); `docs/benchmarks.md` names the commands.
+//! themselves, checked to reproduce the committed results, are `#[ignore]`d (minutes in
+//! release): `cargo test --release -- --ignored` runs every such check.
 
 mod committed;
 
 use committed::{
-    configuration, converges, each_foot_lifts_and_lands, is_physical, load,
-    meets_the_contact_conditions, report, result, starts_in_a_state_of_moving,
+    configuration, each_foot_lifts_and_lands, is_physical, load, meets_the_contact_conditions,
+    report, reproduces, result, starts_in_a_state_of_moving,
 };
 use vito::contact::Terrain;
 use vito::dynamics::{Workspace, forward_kinematics};
@@ -396,17 +397,17 @@ fn every_foot_of_the_committed_gaps_walk_ends_past_the_second_gap() {
     }
 }
 
-/// The flat walk's solve from its trot ends `Converged`
+/// Today's solve of the flat walk from its trot is the committed one
 /// (`cargo test --release --test quadruped -- --ignored`).
 #[test]
 #[ignore = "a solve of minutes in release; run with --release -- --ignored"]
-fn the_flat_walk_converges() {
-    converges(&load(WALK));
+fn the_flat_walk_reproduces_its_committed_result() {
+    reproduces(WALK);
 }
 
-/// The gaps walk's solve from its trot ends `Converged`.
+/// Today's solve of the gaps walk from its trot is the committed one.
 #[test]
 #[ignore = "a solve of minutes in release; run with --release -- --ignored"]
-fn the_gaps_walk_converges() {
-    converges(&load(GAPS));
+fn the_gaps_walk_reproduces_its_committed_result() {
+    reproduces(GAPS);
 }

@@ -182,19 +182,30 @@ pub fn the_initial_guess_never_lifts_a_foot(
     }
 }
 
-/// Solves `prob` from its own starting point: `Converged`, products within 10⁻⁶, no point
-/// deeper than 1 mm.
-pub fn converges(prob: &TrajectoryProblem) {
-    let outcome = solve(prob, &mut std::io::sink()).unwrap();
+/// Today's code reproduces the committed result `name`: the problem solved from its own
+/// starting point ends `Converged` with products within 10⁻⁶ and no point deeper than 1 mm,
+/// at the committed `report.json`'s objective to 10⁻⁸ (relative), so that the checks of the
+/// committed files are checks of what the code computes now.
+pub fn reproduces(name: &str) {
+    let outcome = solve(&load(name), &mut std::io::sink()).unwrap();
     assert_eq!(
         outcome.result.status,
         Status::Converged,
-        "{}",
+        "{name}: {}",
         outcome.result.message
     );
     let c = outcome.contact.expect("contact residuals");
-    assert!(c.largest_complementarity_product <= 1e-6, "{c:?}");
-    assert!(c.deepest_penetration <= 1e-3, "{c:?}");
+    assert!(c.largest_complementarity_product <= 1e-6, "{name}: {c:?}");
+    assert!(c.deepest_penetration <= 1e-3, "{name}: {c:?}");
+    let committed = report(name);
+    assert_eq!(committed["status"], "Converged", "{name}");
+    let objective = committed["objective"].as_f64().unwrap();
+    let today = outcome.result.objective;
+    assert!(
+        (today - objective).abs() <= 1e-8 * objective.abs().max(1.0),
+        "{name}: objective {today} today, {objective} committed (results/{name}/ is stale: \
+         solve it again)"
+    );
 }
 
 /// The committed result `name` is physical as a passive rigid ground allows: its energy
