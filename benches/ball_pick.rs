@@ -6,8 +6,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
+use vito::nlp::Nlp;
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::Nlp;
 use vito::transcription::VariationalNlp;
 
 fn callbacks(c: &mut Criterion) {

@@ -9,8 +9,8 @@ use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, inverse_dynamics, inverse_dynamics_derivatives,
 };
 use crate::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
+use crate::nlp::{Method, Nlp, QpBackend};
 use crate::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use crate::sqp::{Method, Nlp, QpBackend};
 use crate::transcription::{CollocationNlp, VariationalNlp};
 use crate::vi::{
     Galerkin, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient, del_hessian,

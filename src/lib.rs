@@ -18,8 +18,12 @@
 //!   inverse-dynamics and defect rows with exact sparse Jacobians, evaluated in parallel.
 //! - [`qp`]: QP solvers: the working-set solver on the KKT system (primal-dual and primal
 //!   active set with inertia control on one sparse `LDLᵀ`), and the Clarabel and OSQP backends.
-//! - [`sqp`]: a sparse SQP solver (exact or block-BFGS Hessians, warm-started working-set QPs,
+//! - [`nlp`]: what both NLP methods share: the `Nlp` interface, settings, results, reports.
+//! - [`interior`]: the primal-dual interior-point method.
+//! - [`sqp`]: a sparse SQP method (exact or block-BFGS Hessians, warm-started working-set QPs,
 //!   filter line search with restoration, elastic mode, complementarity constraints).
+//! - [`optimizer`]: the entry point [`optimizer::Solver`] that runs either method, its
+//!   fallback, and solving along a smoothing path.
 //! - `schema`: reading problem files — the error that names the file, field and value, and
 //!   the validators of fields.
 //! - `terms`: the costs and constraints a problem lists, each kind with its schema, its
@@ -51,6 +55,7 @@ pub mod dynamics;
 pub mod interior;
 pub mod model;
 pub mod nlp;
+pub mod optimizer;
 pub mod output;
 pub mod problem;
 pub mod qp;

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, frame_pose};
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::Status;
 use vito::transcription::{RESIMULATION_STEP, dynamic_accuracy, solve};
 use vito::vi::Galerkin;
 

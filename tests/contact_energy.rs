@@ -7,8 +7,8 @@ mod scratch;
 
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{Workspace, forward_kinematics, point_jacobian};
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
-use vito::sqp::Status;
 use vito::transcription::{EnergyAccount, Outcome, solve};
 use vito::vi::Galerkin;
 

@@ -5,8 +5,8 @@
 use nalgebra::DMatrix;
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, point_jacobian};
+use vito::nlp::Nlp;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use vito::sqp::Nlp;
 use vito::transcription::{CollocationNlp, VariationalNlp};
 
 fn hopper(transcription: TranscriptionKind) -> TrajectoryProblem {

@@ -15,8 +15,8 @@
 
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, mass_matrix, point_jacobian};
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use vito::sqp::Status;
 use vito::transcription::{Interpolant, Solution, solve};
 use vito::vi::contact_simulation::contact_stage;
 use vito::vi::simulate::SimulationOptions;

@@ -5,8 +5,8 @@ mod scratch;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::Status;
 
 /// The two-link swing-up of `problems/pendulum_swingup_2.yaml` on 20 stages, named `name`,
 /// with `extra` appended.

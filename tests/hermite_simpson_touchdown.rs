@@ -10,8 +10,8 @@
 //! row of both intervals holds to rounding.
 
 use std::path::Path;
+use vito::nlp::Nlp;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use vito::sqp::Nlp;
 use vito::transcription::CollocationNlp;
 
 const G: f64 = 9.81;

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{Dense, check_derivatives, hs};
-use vito::sqp::{HessianStrategy, Method, QpBackend, Settings, Solver, SqpResult, Status};
+use vito::nlp::{HessianStrategy, Method, QpBackend, Settings, SqpResult, Status};
+use vito::optimizer::Solver;
 
 /// The SQP on `qp` (the interior-point method's runs are `tests/interior_point.rs`).
 fn settings(qp: QpBackend, hessian: HessianStrategy) -> Settings {

@@ -9,8 +9,9 @@ use std::path::Path;
 
 use common::infeasible::{disc_and_half_plane, no_real_root};
 use common::{Dense, INF, hs, hs::base};
+use vito::nlp::{Method, Settings, SqpResult, Status};
+use vito::optimizer::Solver;
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::{Method, Settings, Solver, SqpResult, Status};
 use vito::transcription::VariationalNlp;
 
 fn interior() -> Settings {
@@ -224,7 +225,7 @@ fn warm_starts_converge_from_right_and_wrong_vertices() {
     let cold = solver.solve(&mut problem).unwrap();
     problem.x0 = cold.x.clone();
     let warm = solver
-        .solve_warm(&mut problem, &mut vito::sqp::SilentObserver, Some(&cold))
+        .solve_warm(&mut problem, &mut vito::nlp::SilentObserver, Some(&cold))
         .unwrap();
     assert_optimal(&problem, &warm);
     assert!(warm.iterations <= 3, "{} iterations", warm.iterations);
@@ -245,7 +246,7 @@ fn warm_starts_converge_from_right_and_wrong_vertices() {
         ..degenerate_vertex()
     };
     let result = solver
-        .solve_warm(&mut moved, &mut vito::sqp::SilentObserver, Some(&cold))
+        .solve_warm(&mut moved, &mut vito::nlp::SilentObserver, Some(&cold))
         .unwrap();
     assert_optimal(&moved, &result);
 }

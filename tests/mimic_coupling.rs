@@ -8,8 +8,8 @@ mod scratch;
 
 use fixtures::quirks::{MIMIC_OFFSET, mimic_chain, mimic_chain_reduced};
 use vito::model::{BaseKind, Model, parse_urdf};
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::Status;
 use vito::transcription::solve;
 use vito::vi::Galerkin;
 use vito::vi::simulate::{SimulationOptions, simulate};

@@ -4,12 +4,12 @@
 //! order as the stages are refined.
 
 use std::path::{Path, PathBuf};
+use vito::nlp::{Method, QpBackend, Status};
 use vito::output::write_solve_report;
 use vito::problem::{
     ComplementarityMethod, ProblemOverrides, Ranges, TrajectoryProblem, TranscriptionKind,
     load_problem,
 };
-use vito::sqp::{Method, QpBackend, Status};
 use vito::transcription::{Outcome, dynamic_accuracy, solve};
 
 const PROBLEMS: [&str; 6] = [

@@ -2,8 +2,8 @@
 //! every level but the last ends at the loosened tolerance `κ·μ`, the last at the solver's
 //! own, on a hopper dropped onto the ground (three smoothing levels before the last).
 
+use vito::nlp::Status;
 use vito::problem::{ComplementarityMethod, ProblemOverrides, TrajectoryProblem, load_problem};
-use vito::sqp::Status;
 use vito::transcription::solve;
 
 /// The hopper of `problems/hopper_hop.yaml` dropped from 2 cm onto the ground over 0.3 s;

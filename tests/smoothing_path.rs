@@ -4,7 +4,8 @@
 //! drives `μ_s` with its barrier parameter, the SQP solves one level after another; both end
 //! at the path's end with `x·y = μ_end²`, at the same point.
 
-use vito::sqp::{EvalError, Method, Nlp, Settings, SmoothingPath, Solver, SqpError, Status};
+use vito::nlp::{EvalError, Method, Nlp, Settings, SmoothingPath, SqpError, Status};
+use vito::optimizer::Solver;
 
 /// The smoothed pair, recording every smoothing it was set to.
 struct SmoothedPair {
@@ -103,8 +104,8 @@ fn settings(method: Method) -> Settings {
     }
 }
 
-fn solve(settings: Settings, nlp: &mut SmoothedPair) -> Result<vito::sqp::SqpResult, SqpError> {
-    Solver::new(settings)?.solve_smoothed(nlp, &mut vito::sqp::SilentObserver, PATH)
+fn solve(settings: Settings, nlp: &mut SmoothedPair) -> Result<vito::nlp::SqpResult, SqpError> {
+    Solver::new(settings)?.solve_smoothed(nlp, &mut vito::nlp::SilentObserver, PATH)
 }
 
 #[test]
@@ -209,7 +210,7 @@ fn a_path_that_does_not_decrease_is_refused() {
             .unwrap()
             .solve_smoothed(
                 &mut nlp,
-                &mut vito::sqp::SilentObserver,
+                &mut vito::nlp::SilentObserver,
                 SmoothingPath { start, end },
             )
             .unwrap_err();

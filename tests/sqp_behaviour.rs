@@ -5,10 +5,12 @@ mod common;
 
 use common::infeasible::{disc_and_half_plane, no_real_root};
 use common::{Dense, INF, hs, hs::base};
-use vito::sqp::{
-    ActiveSetSettings, Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Method,
-    Nlp, QpBackend, Settings, Solver, SqpError, SqpResult, Status, Tuning,
+use vito::nlp::{
+    Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Method, Nlp, QpBackend,
+    Settings, SqpError, SqpResult, Status, Tuning,
 };
+use vito::optimizer::Solver;
+use vito::qp::ActiveSetSettings;
 
 /// The SQP (these tests are about its behaviour), silent.
 fn quiet() -> Settings {
@@ -739,21 +741,21 @@ fn swing_up_trajectory_with_exact_and_block_bfgs_hessians() {
 
 /// A QP backend of the caller's: Clarabel behind a counter.
 struct CountingQp {
-    inner: vito::sqp::ClarabelQp,
+    inner: vito::qp::ClarabelQp,
     calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
-impl vito::sqp::QpSolver for CountingQp {
+impl vito::qp::QpSolver for CountingQp {
     fn name(&self) -> &'static str {
         "counting"
     }
 
     fn solve(
         &mut self,
-        qp: &vito::sqp::QpProblem<'_>,
+        qp: &vito::qp::QpProblem<'_>,
         warm_x: &[f64],
         warm_y: &[f64],
-        solution: &mut vito::sqp::QpSolution,
+        solution: &mut vito::qp::QpSolution,
     ) {
         self.calls
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -771,7 +773,7 @@ fn user_supplied_qp_solver_is_used() {
         .expect("valid settings")
         .with_qp_solver(move || {
             Box::new(CountingQp {
-                inner: vito::sqp::ClarabelQp::new(1e-9, 1000),
+                inner: vito::qp::ClarabelQp::new(1e-9, 1000),
                 calls: counter.clone(),
             })
         });

@@ -4,10 +4,11 @@
 mod common;
 
 use common::{Dense, INF, check_derivatives, hs::base};
-use vito::sqp::{
-    Complementarity, ComplementarityTerm as Term, EvalError, Method, Nlp, Settings, Solver,
-    SqpResult, Status,
+use vito::nlp::{
+    Complementarity, ComplementarityTerm as Term, EvalError, Method, Nlp, Settings, SqpResult,
+    Status,
 };
+use vito::optimizer::Solver;
 
 fn pair(a: Term, b: Term) -> Complementarity {
     Complementarity { a, b }
@@ -206,7 +207,7 @@ fn gauvin_and_ralph2_with_the_interior_point_method() {
 #[cfg(feature = "osqp")]
 mod osqp {
     use super::*;
-    use vito::sqp::QpBackend;
+    use vito::nlp::QpBackend;
 
     fn osqp() -> Settings {
         Settings {

@@ -2,7 +2,7 @@
 //! statuses.
 
 use nalgebra_sparse::{CooMatrix, CscMatrix};
-use vito::sqp::{ClarabelQp, QpProblem, QpSolution, QpSolver, QpStatus};
+use vito::qp::{ClarabelQp, QpProblem, QpSolution, QpSolver, QpStatus};
 
 fn backends() -> Vec<Box<dyn QpSolver>> {
     let clarabel: Box<dyn QpSolver> = Box::new(ClarabelQp::new(1e-9, 100_000));
@@ -11,7 +11,7 @@ fn backends() -> Vec<Box<dyn QpSolver>> {
 
 #[cfg(feature = "osqp")]
 fn osqp() -> Option<Box<dyn QpSolver>> {
-    Some(Box::new(vito::sqp::OsqpQp::new(1e-9, 100_000)))
+    Some(Box::new(vito::qp::OsqpQp::new(1e-9, 100_000)))
 }
 
 #[cfg(not(feature = "osqp"))]
@@ -150,7 +150,7 @@ fn inconsistent_constraints_are_reported_infeasible() {
 
 // The working-set solver (`ActiveSetQp`) on QPs solved by hand.
 
-use vito::sqp::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
+use vito::qp::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
 
 type Answer = (Result<FaceSolution, ActiveSetFailure>, Vec<f64>, Vec<f64>);
 

@@ -9,8 +9,9 @@
 
 use std::path::Path;
 
+use vito::nlp::{HessianStrategy, Method, QpBackend, Settings, SqpResult, Status};
+use vito::optimizer::Solver;
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::{HessianStrategy, Method, QpBackend, Settings, Solver, SqpResult, Status};
 use vito::transcription::VariationalNlp;
 
 /// Iterations the problems below take, with headroom: 80 and 26 with Clarabel since the

@@ -6,8 +6,8 @@
 mod scratch;
 
 use std::path::{Path, PathBuf};
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use vito::sqp::Status;
 use vito::transcription::{Balance, balance, solve};
 
 fn load(path: &Path) -> TrajectoryProblem {

@@ -6,8 +6,8 @@ mod scratch;
 
 use nalgebra::DMatrix;
 use std::path::PathBuf;
+use vito::nlp::Nlp;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
-use vito::sqp::Nlp;
 use vito::transcription::{CollocationNlp, StaticNlp, VariationalNlp};
 
 fn problem(name: &str, text: &str) -> TrajectoryProblem {

@@ -22,7 +22,7 @@ use vito::problem::{
     load_problem_str, load_simulation_str,
 };
 use vito::spatial::Vec3;
-use vito::sqp::{Method, QpBackend};
+use vito::nlp::{Method, QpBackend};
 
 create_exception!(
     vito,

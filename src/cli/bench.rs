@@ -24,8 +24,8 @@ use vito::bench::{
     sqp_run,
 };
 use vito::model::{PendulumSpec, pendulum_urdf};
+use vito::nlp::{Method, QpBackend};
 use vito::problem::TranscriptionKind;
-use vito::sqp::{Method, QpBackend};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {

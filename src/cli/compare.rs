@@ -6,8 +6,8 @@ use super::solve::exit_for;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vito::nlp::{Method, QpBackend};
 use vito::problem::{ProblemOverrides, load_problem};
-use vito::sqp::{Method, QpBackend};
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {

@@ -4,8 +4,8 @@ use super::RasterArg;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vito::nlp::{Method, QpBackend, Status};
 use vito::problem::{ProblemOverrides, TranscriptionKind, load_problem};
-use vito::sqp::{Method, QpBackend, Status};
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {

@@ -5,10 +5,10 @@ use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vito::commands::{SweepOptions, SweepSource, sweep};
+use vito::nlp::{Method, QpBackend};
 use vito::problem::ProblemOverrides;
 use vito::problem::TranscriptionKind;
 use vito::problem::sweep::{Design, Variation};
-use vito::sqp::{Method, QpBackend};
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {

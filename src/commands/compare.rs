@@ -2,9 +2,9 @@
 //! collocation, side by side, with the dynamic accuracy of each solution.
 
 use super::{CommandError, io_error, solve};
+use crate::nlp::Status;
 use crate::output::{Formats, Report, ViewOptions, write_atomic, write_views};
 use crate::problem::{InitialGuess, TrajectoryProblem, TranscriptionKind};
-use crate::sqp::Status;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! over the bounds that are finite. Multipliers: `y` of the rows (vito's sign convention, see
-//! [`Nlp`](crate::sqp::Nlp)), `z_L, z_U ≥ 0` of the variable bounds, `v_L, v_U ≥ 0` of the
+//! [`Nlp`](crate::nlp::Nlp)), `z_L, z_U ≥ 0` of the variable bounds, `v_L, v_U ≥ 0` of the
 //! slack bounds; vito's bound multiplier is `z = z_U − z_L`.
 
 use crate::nlp::problem::Problem;

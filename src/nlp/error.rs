@@ -1,7 +1,7 @@
 //! Errors for input the solver cannot work with: bad settings or an inconsistent problem.
 //!
 //! A problem that is well posed but does not solve is not an error: it ends with a
-//! [`Status`](crate::sqp::Status).
+//! [`Status`](crate::nlp::Status).
 
 /// Invalid settings, or a problem whose reported sizes, bounds or structures do not fit
 /// together.
@@ -10,7 +10,7 @@ pub enum SqpError {
     /// A setting has a value outside its domain.
     #[error("invalid setting `{field}` = {value}: {reason}")]
     InvalidSetting {
-        /// The name of the field in [`Settings`](crate::sqp::Settings) (`tuning.NAME` and
+        /// The name of the field in [`Settings`](crate::nlp::Settings) (`tuning.NAME` and
         /// `tuning.qp.NAME` for the constants).
         field: String,
         /// The rejected value, formatted.

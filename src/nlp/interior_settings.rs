@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The constants of the interior-point method ([`crate::sqp::Tuning::interior`]); the filter's
-/// constants are the line search's own ([`crate::sqp::Tuning`]).
+/// The constants of the interior-point method ([`crate::nlp::Tuning::interior`]); the filter's
+/// constants are the line search's own ([`crate::nlp::Tuning`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct InteriorSettings {

@@ -7,7 +7,7 @@
 //! iteration reports (`outcome.rs`, `report.rs`).
 //!
 //! The methods are the interior-point method (`crate::interior`) and the SQP (`crate::sqp`),
-//! whose [`Solver`](crate::sqp::Solver) runs either; the public items here are also exported
+//! whose [`Solver`](crate::optimizer::Solver) runs either; the public items here are also exported
 //! from `crate::sqp`.
 
 pub(crate) mod complementarity;

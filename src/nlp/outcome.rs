@@ -36,15 +36,15 @@ pub enum Status {
 /// Number of calls of each problem callback.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EvaluationCounts {
-    /// [`Nlp::objective`](crate::sqp::Nlp::objective).
+    /// [`Nlp::objective`](crate::nlp::Nlp::objective).
     pub objective: usize,
-    /// [`Nlp::gradient`](crate::sqp::Nlp::gradient).
+    /// [`Nlp::gradient`](crate::nlp::Nlp::gradient).
     pub gradient: usize,
-    /// [`Nlp::constraints`](crate::sqp::Nlp::constraints).
+    /// [`Nlp::constraints`](crate::nlp::Nlp::constraints).
     pub constraints: usize,
-    /// [`Nlp::jacobian_values`](crate::sqp::Nlp::jacobian_values).
+    /// [`Nlp::jacobian_values`](crate::nlp::Nlp::jacobian_values).
     pub jacobian: usize,
-    /// [`Nlp::hessian_values`](crate::sqp::Nlp::hessian_values).
+    /// [`Nlp::hessian_values`](crate::nlp::Nlp::hessian_values).
     pub hessian: usize,
 }
 
@@ -96,7 +96,7 @@ pub struct SqpResult {
     pub objective: f64,
     /// `c(x)` for the problem's own rows.
     pub constraints: Vec<f64>,
-    /// Multipliers of the problem's constraint rows (sign convention in [`Nlp`](crate::sqp::Nlp)).
+    /// Multipliers of the problem's constraint rows (sign convention in [`Nlp`](crate::nlp::Nlp)).
     pub constraint_multipliers: Vec<f64>,
     /// Multipliers of the variable bounds.
     pub bound_multipliers: Vec<f64>,
@@ -179,7 +179,7 @@ pub struct IterationRecord {
     /// Wall time of the whole step (QPs, evaluations, line search), in seconds.
     pub step_time_s: f64,
     /// Numeric sparse factorizations spent on the step: vito's own `LDLᵀ` factorizations and
-    /// the QP backend's (see [`QpSolution::factorizations`](crate::sqp::QpSolution::factorizations)).
+    /// the QP backend's (see [`QpSolution::factorizations`](crate::qp::QpSolution::factorizations)).
     pub factorizations: usize,
     /// The step came from the elastic subproblem.
     pub elastic: bool,

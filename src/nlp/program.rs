@@ -24,7 +24,7 @@ use std::ops::Range;
 ///
 /// The solver never panics on an evaluation error: inside the line search it shortens the
 /// step, at the starting point it stops with
-/// [`Status::EvaluationError`](crate::sqp::Status::EvaluationError).
+/// [`Status::EvaluationError`](crate::nlp::Status::EvaluationError).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
     /// The function is not defined at this point (domain error, failed simulation, ...).
@@ -127,7 +127,7 @@ pub trait Nlp {
 
     /// Disjoint blocks of variables whose Hessian the quasi-Newton strategy may couple; the
     /// cross-block curvature is taken as zero. `None` lets the solver choose (see
-    /// [`HessianStrategy::Bfgs`](crate::sqp::HessianStrategy::Bfgs)).
+    /// [`HessianStrategy::Bfgs`](crate::nlp::HessianStrategy::Bfgs)).
     fn variable_groups(&self) -> Option<Vec<Range<usize>>> {
         None
     }

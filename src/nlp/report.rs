@@ -56,7 +56,7 @@ pub struct LogObserver<'w> {
 }
 
 impl<'w> LogObserver<'w> {
-    /// A logger writing to `sink` at `print_level` (see [`Settings::print_level`](crate::sqp::Settings::print_level)).
+    /// A logger writing to `sink` at `print_level` (see [`Settings::print_level`](crate::nlp::Settings::print_level)).
     pub fn new(sink: &'w mut dyn Write, print_level: u8) -> Self {
         Self { sink, print_level }
     }

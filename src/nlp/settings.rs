@@ -102,7 +102,7 @@ pub enum HessianStrategy {
     /// The problem's exact Hessian, shifted by `δI` until it is positive definite.
     #[default]
     Exact,
-    /// Damped block BFGS on the blocks of [`Nlp::variable_groups`](crate::sqp::Nlp::variable_groups);
+    /// Damped block BFGS on the blocks of [`Nlp::variable_groups`](crate::nlp::Nlp::variable_groups);
     /// without groups one dense block when `n <= dense_quasi_newton_limit`, else a diagonal model.
     Bfgs,
 }

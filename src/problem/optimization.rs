@@ -45,9 +45,9 @@ use super::{
 };
 use crate::contact::ContactModel;
 use crate::model::{BaseKind, Model, load_urdf};
+use crate::nlp::{Method, QpBackend, Settings};
 use crate::schema::{Fields, Ranges, show};
 use crate::spatial::Vec3;
-use crate::sqp::{Method, QpBackend, Settings};
 use crate::terms::{Entry, JointEquality, TermSpec, parse_constraints, parse_costs};
 use serde::Deserialize;
 use serde_yaml_ng::Value;

@@ -1,16 +1,18 @@
-//! vito's solver for smooth nonlinear programs, with complementarity constraints: the entry
-//! point [`Solver`] and its SQP method.
+//! vito's SQP method for smooth nonlinear programs with complementarity constraints, one of
+//! the two methods the entry point [`Solver`](crate::optimizer::Solver) runs.
 //!
-//! The problem is given as an [`Nlp`] (sizes, bounds, sparse triplet Jacobian and Hessian,
-//! fallible evaluations; the multiplier sign convention is documented there) and solved by a
-//! [`Solver`] built from validated [`Settings`]. [`Settings::method`] chooses the method
-//! ([`Method`]): by default the interior-point method of `crate::interior` for problems with
-//! exact Hessians and without complementarity pairs (with the SQP as a fallback when it
-//! fails), the SQP described below otherwise.
+//! The problem is given as an [`Nlp`](crate::nlp::Nlp) (sizes, bounds, sparse triplet Jacobian
+//! and Hessian, fallible evaluations; the multiplier sign convention is documented there) and
+//! solved by a [`Solver`](crate::optimizer::Solver) built from validated
+//! [`Settings`](crate::nlp::Settings); `Settings::method` chooses the method: by default the
+//! interior-point method of `crate::interior` for problems with exact Hessians and without
+//! complementarity pairs (with the SQP as a fallback when it fails), the SQP described below
+//! otherwise.
 //!
 //! ```no_run
-//! # fn demo(problem: &mut dyn vito::sqp::Nlp) -> Result<(), vito::sqp::SqpError> {
-//! use vito::sqp::{Settings, Solver, Status};
+//! # fn demo(problem: &mut dyn vito::nlp::Nlp) -> Result<(), vito::nlp::SqpError> {
+//! use vito::nlp::{Settings, Status};
+//! use vito::optimizer::Solver;
 //! let solver = Solver::new(Settings::default())?;
 //! let result = solver.solve_with_log(problem, &mut std::io::stdout())?;
 //! if result.status == Status::Converged {
@@ -20,13 +22,13 @@
 //! # }
 //! ```
 //!
-//! `Err(`[`SqpError`]`)` is returned only for bad input (invalid settings, inconsistent sizes,
+//! `Err(`[`SqpError`](crate::nlp::SqpError)`)` is returned only for bad input (invalid settings, inconsistent sizes,
 //! bounds or structures, a backend that is not compiled in). Every solve that starts returns
-//! an [`SqpResult`] whose [`Status`] says how it ended — `Converged`, `Acceptable`,
+//! an [`SqpResult`](crate::nlp::SqpResult) whose [`Status`](crate::nlp::Status) says how it ended — `Converged`, `Acceptable`,
 //! `MaxIterations`, `TimeLimit`, `LocallyInfeasible`, `EvaluationError`, `QpFailure` or
 //! `LineSearchFailure` — together with the final point, constraint / bound / complementarity
-//! multipliers, [`Residuals`], evaluation counts, the time split (NLP callbacks, QP, rest) and
-//! one [`IterationRecord`] per iterate.
+//! multipliers, [`Residuals`](crate::nlp::Residuals), evaluation counts, the time split (NLP callbacks, QP, rest) and
+//! one [`IterationRecord`](crate::nlp::IterationRecord) per iterate.
 //!
 //! # The SQP iteration
 //!
@@ -36,14 +38,14 @@
 //! measurements):
 //!
 //! - **State** (`iterate.rs`): the point, its multipliers and everything evaluated there.
-//! - **Step builder** (`step.rs`): the Hessian model (`hessian.rs`: [`HessianStrategy::Exact`],
+//! - **Step builder** (`step.rs`): the Hessian model (`hessian.rs`: [`HessianStrategy::Exact`](crate::nlp::HessianStrategy::Exact),
 //!   the problem's `∇²L` with the constraints' curvature scaled by a factor `τ <= 1` that
-//!   shrinks while its QPs need large shifts; or [`HessianStrategy::Bfgs`], damped block BFGS in
-//!   `quasi_newton.rs`), the QP data (`subproblem.rs`) and the QP solvers: [`ActiveSetQp`]
+//!   shrinks while its QPs need large shifts; or [`HessianStrategy::Bfgs`](crate::nlp::HessianStrategy::Bfgs), damped block BFGS in
+//!   `quasi_newton.rs`), the QP data (`subproblem.rs`) and the QP solvers: [`ActiveSetQp`](crate::qp::ActiveSetQp)
 //!   solves the QP on the KKT system of a working set, started from the previous iteration's,
 //!   with IPOPT's inertia correction on that face, so that near a solution an iteration costs
-//!   one factorization; a [`QpSolver`] backend ([`ClarabelQp`] by default, `OsqpQp` with the
-//!   cargo feature `osqp`, or the user's through [`Solver::with_qp_solver`]) solves the first
+//!   one factorization; a [`QpSolver`](crate::qp::QpSolver) backend ([`ClarabelQp`](crate::qp::ClarabelQp) by default, `OsqpQp` with the
+//!   cargo feature `osqp`, or the user's through [`Solver::with_qp_solver`](crate::optimizer::Solver::with_qp_solver)) solves the first
 //!   QP, the QPs the working-set solver fails on (with the objective's curvature as a convex
 //!   model, its solution continued by the primal active-set method on the exact model), the
 //!   elastic QP of an inconsistent linearization (`elastic.rs`) and the restoration QP.
@@ -54,7 +56,7 @@
 //!   point it ends the solve with `EvaluationError`). When everything fails the step is
 //!   retried with a forced Hessian shift (exact) or a reset model (BFGS).
 //!
-//! Every constant of these parts is a field of [`Tuning`] ([`Settings::tuning`]).
+//! Every constant of these parts is a field of [`Tuning`](crate::nlp::Tuning) ([`Settings::tuning`](crate::nlp::Settings::tuning)).
 //!
 //! **Termination.** `Converged` when the largest constraint violation is below
 //! `constraint_tolerance`, the scaled dual infeasibility `‖∇f + Jᵀλ + z‖∞ / s_d` and the scaled
@@ -68,7 +70,7 @@
 //!
 //! # Complementarity constraints
 //!
-//! Each pair `0 <= a(x) ⟂ b(x) >= 0` of [`Nlp::complementarities`] (a side is a variable or a
+//! Each pair `0 <= a(x) ⟂ b(x) >= 0` of [`Nlp::complementarities`](crate::nlp::Nlp::complementarities) (a side is a variable or a
 //! constraint row; the problem's own bounds make each side nonnegative) adds a product row
 //! `a(x)·b(x) <= ε` with exact first and second derivatives (Scholtes' relaxation; see
 //! `complementarity.rs`). The homotopy on `ε`: start from `ε₀ = relaxation_initial` (0.1); when
@@ -77,12 +79,12 @@
 //! ε_min)` with `ε_min = 0.1 · complementarity_tolerance²`, small enough that `a·b <= ε_min`
 //! forces `min(a, b) <= complementarity_tolerance`. The solve converges once the KKT conditions
 //! of the current relaxation hold and the pair violation `max |min(a, b)|`
-//! ([`Residuals::complementarity_violation`]) is within `complementarity_tolerance`.
+//! ([`Residuals::complementarity_violation`](crate::nlp::Residuals::complementarity_violation)) is within `complementarity_tolerance`.
 //!
 //! # Reporting
 //!
-//! An [`Observer`] receives every [`IterationRecord`]; [`LogObserver`] writes an IPOPT-style
-//! table (see `report.rs` for the columns). A progress bar ([`Settings::progress_bar`]) appears
+//! An [`Observer`](crate::nlp::Observer) receives every [`IterationRecord`](crate::nlp::IterationRecord); [`LogObserver`](crate::nlp::LogObserver) writes an IPOPT-style
+//! table (see `report.rs` for the columns). A progress bar ([`Settings::progress_bar`](crate::nlp::Settings::progress_bar)) appears
 //! on stderr only when stderr is a terminal and `print_level > 0`.
 //!
 //! # Iterations on the Hock–Schittkowski problems
@@ -107,24 +109,8 @@ mod line_search;
 mod merit;
 mod quasi_newton;
 mod restoration;
-mod smoothing;
 mod solver;
 mod step;
 mod subproblem;
 
-// The problem interface, settings, results and reporting shared with the interior-point
-// method (`crate::nlp`), under the paths they had before they were shared.
-pub use crate::interior::InteriorSettings;
-pub use crate::nlp::{
-    Complementarity, ComplementarityTerm, EvalError, EvaluationCounts, HessianStrategy,
-    IterationRecord, LogObserver, Method, Nlp, Observer, QpBackend, Residuals, Settings,
-    SilentObserver, SmoothingPath, SqpError, SqpResult, Status, Timing, Tuning,
-};
-// The QP layer's types, also under the paths they had before it was split out.
-pub use crate::qp::{
-    ActiveSetFailure, ActiveSetQp, ActiveSetSettings, ClarabelQp, FaceSolution, QpProblem,
-    QpSolution, QpSolver, QpStatus, Side,
-};
-#[cfg(feature = "osqp")]
-pub use crate::qp::{OSQP_INFTY, OsqpQp};
-pub use solver::{QpSolverFactory, Solver};
+pub(crate) use solver::{default_backend, run};

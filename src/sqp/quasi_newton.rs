@@ -8,7 +8,7 @@
 //! Before its first update a block is scaled to `(yᵀy / sᵀy) I` (Shanno–Phua). Couplings
 //! between blocks are modelled as zero.
 //!
-//! The blocks are the problem's [`variable_groups`](crate::sqp::Nlp::variable_groups), with
+//! The blocks are the problem's [`variable_groups`](crate::nlp::Nlp::variable_groups), with
 //! every variable outside the groups in a block of its own. Without groups, a problem with
 //! `n <= dense_quasi_newton_limit` gets one dense block (full BFGS); a larger one gets `n`
 //! blocks of size one, a diagonal secant model whose pattern stays sparse.

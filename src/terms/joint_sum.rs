@@ -103,7 +103,7 @@ impl PointTerm for JointSum {
 #[cfg(test)]
 mod tests {
     use crate::problem::{ProblemOverrides, load_problem_str};
-    use crate::sqp::Status;
+    use crate::nlp::Status;
     use crate::transcription::solve;
     use std::path::Path;
 

@@ -17,8 +17,8 @@ use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::collocation::{HermiteSimpson, HermiteSimpsonLayout, Var};
 use crate::dynamics::{InverseDynamicsDerivatives, Workspace, inverse_dynamics_derivatives};
 use crate::model::Model;
+use crate::nlp::{Complementarity, EvalError, Nlp};
 use crate::problem::TrajectoryProblem;
-use crate::sqp::{Complementarity, EvalError, Nlp};
 use crate::vi::{
     LagrangianCurvature, LoadWorkspace, PointLoad, PointWorkspace, lagrangian_curvature,
     load_gradient,

@@ -1,8 +1,8 @@
 //! What both transcriptions share besides their per-point terms: the points where the
 //! trajectory is sampled, frame helpers and the pieces of their Hessian blocks.
 
+use crate::nlp::EvalError;
 use crate::problem::TimeSpec;
-use crate::sqp::EvalError;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 

@@ -7,8 +7,8 @@
 //! numbers: a solve is deterministic.
 
 use super::{Outcome, SolveError, solve};
+use crate::nlp::Status;
 use crate::problem::{InitialGuess, Recording, TrajectoryProblem, fnv1a};
-use crate::sqp::Status;
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};

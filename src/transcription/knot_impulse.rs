@@ -35,8 +35,8 @@ use crate::dynamics::{
     mass_matrix, point_force_derivative,
 };
 use crate::model::Model;
+use crate::nlp::{Complementarity, ComplementarityTerm};
 use crate::problem::{ComplementarityMethod, TrajectoryProblem};
-use crate::sqp::{Complementarity, ComplementarityTerm};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 

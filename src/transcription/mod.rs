@@ -1,5 +1,5 @@
 //! Where robots meet optimization: a [`TrajectoryProblem`](crate::problem::TrajectoryProblem)
-//! becomes a sparse [`Nlp`](crate::sqp::Nlp) — the Galerkin variational-integrator
+//! becomes a sparse [`Nlp`](crate::nlp::Nlp) — the Galerkin variational-integrator
 //! transcription ([`VariationalNlp`]) or the Hermite–Simpson collocation baseline.
 
 mod accuracy;

@@ -4,9 +4,10 @@ use super::continuation::{ContinuationStep, solve_after};
 use super::{
     CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp, energy_account,
 };
+use crate::nlp::{LogObserver, Nlp, SmoothingPath, SqpError, SqpResult};
+use crate::nlp::{Settings, Status};
+use crate::optimizer::Solver;
 use crate::problem::{ComplementarityMethod, InitialGuess, TrajectoryProblem, TranscriptionKind};
-use crate::sqp::{LogObserver, Nlp, SmoothingPath, Solver, SqpError, SqpResult};
-use crate::sqp::{Settings, Status};
 use std::io::Write;
 
 /// Sizes of the transcribed NLP.

@@ -25,9 +25,10 @@ use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, center_of_mass, inverse_dynamics_derivatives,
 };
+use crate::nlp::{EvalError, LogObserver, Method, Nlp, SqpResult};
+use crate::optimizer::Solver;
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
-use crate::sqp::{EvalError, LogObserver, Method, Nlp, Solver, SqpResult};
 use crate::vi::PointLoad;
 use nalgebra::DMatrix;
 use std::io::Write;

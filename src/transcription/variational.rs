@@ -42,8 +42,8 @@ use super::solution::{Interpolant, Solution};
 use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::dynamics::{Workspace, generalized_momentum, mass_matrix};
 use crate::model::Model;
+use crate::nlp::{Complementarity, EvalError, Nlp};
 use crate::problem::TrajectoryProblem;
-use crate::sqp::{Complementarity, EvalError, Nlp};
 use crate::vi::{
     Galerkin, LagrangianCurvature, LoadWorkspace, PointLoad, PointWorkspace, Stage, StageJacobian,
     StageWorkspace, del_hessian, del_residual, lagrangian_curvature, linearize, load_gradient,

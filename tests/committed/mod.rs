@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use vito::dynamics::{Workspace, forward_kinematics};
+use vito::nlp::Status;
 use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
-use vito::sqp::Status;
 use vito::transcription::{initial_trajectory, solve};
 
 /// The repository's root.

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use vito::sqp::{Complementarity, EvalError, Nlp};
+use vito::nlp::{Complementarity, EvalError, Nlp};
 
 /// Dense first and second derivatives given by plain functions.
 ///

@@ -20,9 +20,9 @@ use super::stance::StanceTrajectory;
 use crate::contact::{ContactSample, GAP};
 use crate::dynamics::{Workspace, center_of_mass, forward_kinematics};
 use crate::model::Model;
+use crate::nlp::{Complementarity, ComplementarityTerm};
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
-use crate::sqp::{Complementarity, ComplementarityTerm};
 use crate::terms::{
     CONSTRAINTS, COSTS, Layout, LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side,
 };
