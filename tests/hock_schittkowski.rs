@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Dense, check_derivatives, hs};
-use vito::nlp::{HessianStrategy, Method, QpBackend, Settings, SqpResult, Status};
+use vito::nlp::{HessianStrategy, Method, QpBackend, Settings, SolverResult, Status};
 use vito::optimizer::Solver;
 
 /// The SQP on `qp` (the interior-point method's runs are `tests/interior_point.rs`).
@@ -18,7 +18,7 @@ fn settings(qp: QpBackend, hessian: HessianStrategy) -> Settings {
     }
 }
 
-fn solve(mut problem: Dense, qp: QpBackend, hessian: HessianStrategy) -> SqpResult {
+fn solve(mut problem: Dense, qp: QpBackend, hessian: HessianStrategy) -> SolverResult {
     problem.hessian = hessian == HessianStrategy::Exact;
     let solver = Solver::new(settings(qp, hessian)).expect("valid settings");
     solver.solve(&mut problem).expect("valid problem")

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use common::infeasible::{disc_and_half_plane, no_real_root};
 use common::{Dense, INF, hs, hs::base};
-use vito::nlp::{Method, Settings, SqpResult, Status};
+use vito::nlp::{Method, Settings, SolverResult, Status};
 use vito::optimizer::Solver;
 use vito::problem::{ProblemOverrides, load_problem};
 use vito::transcription::VariationalNlp;
@@ -23,7 +23,7 @@ fn interior() -> Settings {
     }
 }
 
-fn solve(problem: &mut Dense) -> SqpResult {
+fn solve(problem: &mut Dense) -> SolverResult {
     Solver::new(interior())
         .expect("valid settings")
         .solve(problem)
@@ -31,7 +31,7 @@ fn solve(problem: &mut Dense) -> SqpResult {
 }
 
 /// Converged at the published optimum: `f` to 1e-6 relative, `x` to 1e-4.
-fn assert_optimal(problem: &Dense, result: &SqpResult) {
+fn assert_optimal(problem: &Dense, result: &SolverResult) {
     let name = problem.name;
     assert_eq!(
         result.status,
@@ -268,7 +268,7 @@ fn the_result_accounts_for_its_iterations() {
     assert!(t.total >= t.nlp_evaluation + t.qp);
 }
 
-fn trajectory(name: &str, method: Method) -> SqpResult {
+fn trajectory(name: &str, method: Method) -> SolverResult {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("problems")
         .join(format!("{name}.yaml"));
@@ -356,7 +356,7 @@ fn auto_falls_back_to_the_sqp() {
     assert!(result.message.contains("Acceptable"), "{}", result.message);
 }
 
-fn assert_optimal_sqp(problem: &Dense, result: &SqpResult) {
+fn assert_optimal_sqp(problem: &Dense, result: &SolverResult) {
     assert_eq!(result.status, Status::Converged, "{}", result.message);
     assert_eq!(result.method, Method::Sqp);
     let scale = problem.f_star.abs().max(1.0);

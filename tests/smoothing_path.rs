@@ -4,7 +4,7 @@
 //! drives `μ_s` with its barrier parameter, the SQP solves one level after another; both end
 //! at the path's end with `x·y = μ_end²`, at the same point.
 
-use vito::nlp::{EvalError, Method, Nlp, Settings, SmoothingPath, SqpError, Status};
+use vito::nlp::{EvalError, Method, Nlp, Settings, SmoothingPath, SolverError, Status};
 use vito::optimizer::Solver;
 
 /// The smoothed pair, recording every smoothing it was set to.
@@ -104,7 +104,10 @@ fn settings(method: Method) -> Settings {
     }
 }
 
-fn solve(settings: Settings, nlp: &mut SmoothedPair) -> Result<vito::nlp::SqpResult, SqpError> {
+fn solve(
+    settings: Settings,
+    nlp: &mut SmoothedPair,
+) -> Result<vito::nlp::SolverResult, SolverError> {
     Solver::new(settings)?.solve_smoothed(nlp, &mut vito::nlp::SilentObserver, PATH)
 }
 
@@ -215,7 +218,7 @@ fn a_path_that_does_not_decrease_is_refused() {
             )
             .unwrap_err();
         assert!(
-            matches!(err, SqpError::InvalidProblem(ref m) if m.contains("smoothing path")),
+            matches!(err, SolverError::InvalidProblem(ref m) if m.contains("smoothing path")),
             "{err}"
         );
         assert!(nlp.set.is_empty());

@@ -7,7 +7,7 @@ use common::infeasible::{disc_and_half_plane, no_real_root};
 use common::{Dense, INF, hs, hs::base};
 use vito::nlp::{
     Complementarity, ComplementarityTerm, EvalError, HessianStrategy, Method, Nlp, QpBackend,
-    Settings, SqpError, SqpResult, Status, Tuning,
+    Settings, SolverError, SolverResult, Status, Tuning,
 };
 use vito::optimizer::Solver;
 use vito::qp::ActiveSetSettings;
@@ -29,7 +29,7 @@ fn backends() -> Vec<QpBackend> {
     b
 }
 
-fn solve(problem: &mut dyn Nlp, settings: Settings) -> SqpResult {
+fn solve(problem: &mut dyn Nlp, settings: Settings) -> SolverResult {
     Solver::new(settings)
         .expect("valid settings")
         .solve(problem)
@@ -454,7 +454,7 @@ fn invalid_settings_name_the_field() {
     ];
     for (settings, field) in cases {
         match Solver::new(settings) {
-            Err(SqpError::InvalidSetting { field: f, .. }) => assert_eq!(f, field),
+            Err(SolverError::InvalidSetting { field: f, .. }) => assert_eq!(f, field),
             other => panic!("{field}: expected an invalid-setting error, got {other:?}"),
         }
     }
@@ -471,7 +471,7 @@ fn osqp_selection_matches_the_build() {
     if cfg!(feature = "osqp") {
         assert!(result.is_ok());
     } else {
-        assert_eq!(result, Err(SqpError::BackendUnavailable("osqp")));
+        assert_eq!(result, Err(SolverError::BackendUnavailable("osqp")));
         assert!(result.unwrap_err().to_string().contains("--features osqp"));
     }
 }
@@ -513,7 +513,7 @@ fn settings_deserialize_from_a_partial_yaml() {
 fn inconsistent_problems_are_rejected() {
     let solver = Solver::new(quiet()).unwrap();
     let expect_invalid = |problem: &mut Dense, what: &str| match solver.solve(problem) {
-        Err(SqpError::InvalidProblem(message)) => {
+        Err(SolverError::InvalidProblem(message)) => {
             assert!(message.contains(what), "{message}")
         }
         other => panic!("expected InvalidProblem({what}), got {other:?}"),
@@ -570,7 +570,7 @@ fn inconsistent_problems_are_rejected() {
     })
     .unwrap();
     match bfgs.solve(&mut OutOfRange(hs::hs071())) {
-        Err(SqpError::InvalidProblem(message)) => assert!(message.contains("Jacobian")),
+        Err(SolverError::InvalidProblem(message)) => assert!(message.contains("Jacobian")),
         other => panic!("expected InvalidProblem, got {other:?}"),
     }
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::{Dense, INF, check_derivatives, hs::base};
 use vito::nlp::{
-    Complementarity, ComplementarityTerm as Term, EvalError, Method, Nlp, Settings, SqpResult,
+    Complementarity, ComplementarityTerm as Term, EvalError, Method, Nlp, Settings, SolverResult,
     Status,
 };
 use vito::optimizer::Solver;
@@ -135,7 +135,7 @@ fn settings() -> Settings {
     }
 }
 
-fn solve_and_check(mut problem: Dense, settings: Settings) -> SqpResult {
+fn solve_and_check(mut problem: Dense, settings: Settings) -> SolverResult {
     let result = Solver::new(settings)
         .expect("valid settings")
         .solve(&mut problem)

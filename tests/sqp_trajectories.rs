@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use vito::nlp::{HessianStrategy, Method, QpBackend, Settings, SqpResult, Status};
+use vito::nlp::{HessianStrategy, Method, QpBackend, Settings, SolverResult, Status};
 use vito::optimizer::Solver;
 use vito::problem::{ProblemOverrides, load_problem};
 use vito::transcription::VariationalNlp;
@@ -20,7 +20,7 @@ use vito::transcription::VariationalNlp;
 /// before, when the written velocities could break their bounds).
 const MAX_ITERATIONS: usize = 100;
 
-fn solve(name: &str, qp: QpBackend) -> SqpResult {
+fn solve(name: &str, qp: QpBackend) -> SolverResult {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("problems")
         .join(format!("{name}.yaml"));

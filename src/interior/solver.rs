@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::direction::{Direction, NewtonSystem};
 use super::point::{Layout, Point, Row};
 use crate::nlp::filter::Filter;
-use crate::nlp::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
+use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status, Timing};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{Observer, Progress};
 use crate::nlp::residuals::{Bounds, KktPoint, residuals};
@@ -167,8 +167,8 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         mut self,
         observer: &mut dyn Observer,
         progress: &Progress,
-        warm: Option<&SqpResult>,
-    ) -> SqpResult {
+        warm: Option<&SolverResult>,
+    ) -> SolverResult {
         if self.smoothing_path.is_some() {
             self.smoothing = self.smoothing_for(self.mu);
             self.problem.set_smoothing(self.smoothing);
@@ -184,7 +184,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
     /// `bound_multiplier_initial` and row multipliers by least squares. A warm start keeps
     /// `warm`'s multipliers (`warm_multipliers`), pushes by `warm_push` only and starts at
     /// `μ = mu_warm`.
-    fn initialize(&mut self, warm: Option<&SqpResult>) -> Result<(), Stop> {
+    fn initialize(&mut self, warm: Option<&SolverResult>) -> Result<(), Stop> {
         let evaluation = |e: String| Stop::new(Status::EvaluationError, e);
         let x0 = self.problem.initial_point().map_err(evaluation)?;
         let ip = self.ip().clone();
@@ -262,7 +262,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
     /// The multipliers of `warm`: `y` as they are (zero on rows without bounds), each bound
     /// multiplier from the sign of vito's `z` (of `y` for a slack's bounds), at least `μ /
     /// distance`, the central value at this point.
-    fn warm_multipliers(&mut self, warm: &SqpResult) {
+    fn warm_multipliers(&mut self, warm: &SolverResult) {
         let m_nlp = self.problem.m_nlp;
         let (mu, p) = (self.mu, &mut self.cur);
         p.y[..m_nlp].copy_from_slice(&warm.constraint_multipliers);
@@ -488,7 +488,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         true
     }
 
-    fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SqpResult {
+    fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SolverResult {
         let mut step = StepInfo::default();
         let mut termination = Termination::new(self.settings, self.start);
         let mut iteration = 0;
@@ -622,7 +622,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         Ok(())
     }
 
-    fn finish(&mut self, status: Status, message: impl Into<String>) -> SqpResult {
+    fn finish(&mut self, status: Status, message: impl Into<String>) -> SolverResult {
         let residuals = if self.cur.f.is_finite() {
             self.residuals()
         } else {
@@ -630,7 +630,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         };
         let m_nlp = self.problem.m_nlp;
         let p = &self.cur;
-        SqpResult {
+        SolverResult {
             status,
             message: message.into(),
             method: Method::InteriorPoint,

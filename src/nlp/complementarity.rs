@@ -6,7 +6,7 @@
 //! Hessian triplets; the curvature of a constraint side is passed to the problem's own
 //! Hessian callback by adding `μ b` (or `μ a`) to that row's multiplier.
 
-use super::error::SqpError;
+use super::error::SolverError;
 use super::program::{Complementarity, ComplementarityTerm};
 
 /// Where a partial derivative of one side comes from.
@@ -49,13 +49,13 @@ impl ProductRows {
         x_lower: &[f64],
         c_lower: &[f64],
         jacobian: &[(usize, usize)],
-    ) -> Result<Self, SqpError> {
+    ) -> Result<Self, SolverError> {
         let m = c_lower.len();
         let mut triplets_of_row: Vec<Vec<usize>> = vec![Vec::new(); m];
         for (t, &(row, _)) in jacobian.iter().enumerate() {
             triplets_of_row[row].push(t);
         }
-        let gradient = |term: ComplementarityTerm, k: usize| -> Result<Vec<Partial>, SqpError> {
+        let gradient = |term: ComplementarityTerm, k: usize| -> Result<Vec<Partial>, SolverError> {
             let (lower, partials) = match term {
                 ComplementarityTerm::Variable(j) if j < n => (
                     x_lower[j],
@@ -75,14 +75,14 @@ impl ProductRows {
                         .collect(),
                 ),
                 _ => {
-                    return Err(SqpError::InvalidProblem(format!(
+                    return Err(SolverError::InvalidProblem(format!(
                         "complementarity pair {k} refers to {term:?}, which is out of range \
                          (n = {n}, m = {m})"
                     )));
                 }
             };
             if lower.is_nan() || lower < 0.0 {
-                return Err(SqpError::InvalidProblem(format!(
+                return Err(SolverError::InvalidProblem(format!(
                     "complementarity pair {k}: {term:?} has lower bound {lower}; each side \
                      needs a lower bound >= 0"
                 )));
@@ -100,7 +100,7 @@ impl ProductRows {
                     grad_b: gradient(p.b, k)?,
                 })
             })
-            .collect::<Result<_, SqpError>>()?;
+            .collect::<Result<_, SolverError>>()?;
         Ok(Self {
             first_row: m,
             pairs,

@@ -6,7 +6,7 @@
 /// Invalid settings, or a problem whose reported sizes, bounds or structures do not fit
 /// together.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SqpError {
+pub enum SolverError {
     /// A setting has a value outside its domain.
     #[error("invalid setting `{field}` = {value}: {reason}")]
     InvalidSetting {

@@ -22,9 +22,9 @@ pub(crate) mod residuals;
 pub(crate) mod settings;
 pub(crate) mod termination;
 
-pub use error::SqpError;
+pub use error::SolverError;
 pub use interior_settings::InteriorSettings;
-pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SqpResult, Status, Timing};
+pub use outcome::{EvaluationCounts, IterationRecord, Residuals, SolverResult, Status, Timing};
 pub use program::{Complementarity, ComplementarityTerm, EvalError, Nlp, SmoothingPath};
 pub use report::{LogObserver, Observer, SilentObserver};
 pub use settings::{HessianStrategy, Method, QpBackend, Settings, Tuning};

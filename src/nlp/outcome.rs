@@ -83,7 +83,7 @@ pub struct Residuals {
 
 /// The result of a solve: always returned, whatever the status.
 #[derive(Debug, Clone)]
-pub struct SqpResult {
+pub struct SolverResult {
     /// How the solve ended.
     pub status: Status,
     /// One sentence on why it ended.
@@ -118,11 +118,11 @@ pub struct SqpResult {
     pub history: Vec<IterationRecord>,
 }
 
-impl SqpResult {
+impl SolverResult {
     /// The result of a solve that went on with `later` from where this one ended, on the same
     /// clock: `later`'s point and status, with both histories (`later`'s iterations numbered
     /// on), and the iterations, evaluations and times of both.
-    pub fn followed_by(self, mut later: SqpResult) -> SqpResult {
+    pub fn followed_by(self, mut later: SolverResult) -> SolverResult {
         let offset = self.iterations;
         let mut history = self.history;
         history.extend(later.history.into_iter().skip(1).map(|mut h| {

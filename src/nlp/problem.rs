@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use super::complementarity::ProductRows;
-use super::error::SqpError;
+use super::error::SolverError;
 use super::outcome::{EvaluationCounts, Residuals};
 use super::program::{EvalError, Nlp};
 use super::settings::Settings;
@@ -55,15 +55,15 @@ fn check_triplets(
     rows: usize,
     cols: usize,
     lower: bool,
-) -> Result<(), SqpError> {
+) -> Result<(), SolverError> {
     for (t, &(r, c)) in triplets.iter().enumerate() {
         if r >= rows || c >= cols {
-            return Err(SqpError::InvalidProblem(format!(
+            return Err(SolverError::InvalidProblem(format!(
                 "{what} triplet {t} = ({r}, {c}) is outside {rows} × {cols}"
             )));
         }
         if lower && r < c {
-            return Err(SqpError::InvalidProblem(format!(
+            return Err(SolverError::InvalidProblem(format!(
                 "{what} triplet {t} = ({r}, {c}) is above the diagonal; give the lower triangle"
             )));
         }
@@ -71,10 +71,10 @@ fn check_triplets(
     Ok(())
 }
 
-fn check_bounds(what: &str, lower: &[f64], upper: &[f64]) -> Result<(), SqpError> {
+fn check_bounds(what: &str, lower: &[f64], upper: &[f64]) -> Result<(), SolverError> {
     for (i, (&l, &u)) in lower.iter().zip(upper).enumerate() {
         if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
-            return Err(SqpError::InvalidProblem(format!(
+            return Err(SolverError::InvalidProblem(format!(
                 "{what} {i} has bounds [{l}, {u}]"
             )));
         }
@@ -84,11 +84,11 @@ fn check_bounds(what: &str, lower: &[f64], upper: &[f64]) -> Result<(), SqpError
 
 impl<'a> Problem<'a> {
     /// Reads sizes, bounds and structures once and checks that they fit together.
-    pub(crate) fn new(nlp: &'a mut dyn Nlp, need_hessian: bool) -> Result<Self, SqpError> {
+    pub(crate) fn new(nlp: &'a mut dyn Nlp, need_hessian: bool) -> Result<Self, SolverError> {
         let n = nlp.num_variables();
         let m_nlp = nlp.num_constraints();
         if n == 0 {
-            return Err(SqpError::InvalidProblem(
+            return Err(SolverError::InvalidProblem(
                 "the problem has no variables".into(),
             ));
         }
@@ -119,7 +119,7 @@ impl<'a> Problem<'a> {
                 (Some(h), len)
             }
             None if need_hessian => {
-                return Err(SqpError::InvalidProblem(
+                return Err(SolverError::InvalidProblem(
                     "exact Hessians were requested but the problem provides no \
                      hessian_structure(); use `hessian: bfgs`"
                         .into(),
@@ -132,13 +132,13 @@ impl<'a> Problem<'a> {
             let mut owner = vec![false; n];
             for g in groups {
                 if g.start >= g.end || g.end > n {
-                    return Err(SqpError::InvalidProblem(format!(
+                    return Err(SolverError::InvalidProblem(format!(
                         "variable group {g:?} is empty or outside 0..{n}"
                     )));
                 }
                 for taken in &mut owner[g.clone()] {
                     if *taken {
-                        return Err(SqpError::InvalidProblem(format!(
+                        return Err(SolverError::InvalidProblem(format!(
                             "variable group {g:?} overlaps another group"
                         )));
                     }

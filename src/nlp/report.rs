@@ -27,7 +27,7 @@ use std::io::{IsTerminal, Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::outcome::{IterationRecord, SqpResult};
+use super::outcome::{IterationRecord, SolverResult};
 use super::settings::Settings;
 
 /// Receives the solver's progress.
@@ -35,7 +35,7 @@ pub trait Observer {
     /// Called once per iterate, including the starting point.
     fn iteration(&mut self, record: &IterationRecord);
     /// Called once at the end.
-    fn finish(&mut self, result: &SqpResult) {
+    fn finish(&mut self, result: &SolverResult) {
         let _ = result;
     }
 }
@@ -113,7 +113,7 @@ impl Observer for LogObserver<'_> {
         );
     }
 
-    fn finish(&mut self, result: &SqpResult) {
+    fn finish(&mut self, result: &SolverResult) {
         if self.print_level < 1 {
             return;
         }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::error::SqpError;
+use super::error::SolverError;
 use super::interior_settings::InteriorSettings;
 use crate::qp::ActiveSetSettings;
 
@@ -286,7 +286,7 @@ impl Default for Tuning {
 
 impl Tuning {
     /// Checks every constant and names the first one out of its domain (as `tuning.NAME`).
-    pub fn validate(&self) -> Result<(), SqpError> {
+    pub fn validate(&self) -> Result<(), SolverError> {
         let unit = [
             ("tuning.filter_gamma_theta", self.filter_gamma_theta),
             ("tuning.filter_gamma_f", self.filter_gamma_f),
@@ -390,7 +390,7 @@ impl Default for Settings {
 impl Settings {
     /// Checks every field and names the first one that is out of its domain. Also rejects the
     /// OSQP backend when the crate was built without the `osqp` feature.
-    pub fn validate(&self) -> Result<(), SqpError> {
+    pub fn validate(&self) -> Result<(), SolverError> {
         positive("tolerance", self.tolerance)?;
         positive("constraint_tolerance", self.constraint_tolerance)?;
         positive("complementarity_tolerance", self.complementarity_tolerance)?;
@@ -466,7 +466,7 @@ impl Settings {
             ));
         }
         if self.qp == QpBackend::Osqp && !cfg!(feature = "osqp") {
-            return Err(SqpError::BackendUnavailable("osqp"));
+            return Err(SolverError::BackendUnavailable("osqp"));
         }
         Ok(())
     }
@@ -476,15 +476,15 @@ fn invalid(
     field: impl Into<String>,
     value: impl std::fmt::Display,
     reason: &'static str,
-) -> SqpError {
-    SqpError::InvalidSetting {
+) -> SolverError {
+    SolverError::InvalidSetting {
         field: field.into(),
         value: value.to_string(),
         reason,
     }
 }
 
-fn positive(field: &'static str, value: f64) -> Result<(), SqpError> {
+fn positive(field: &'static str, value: f64) -> Result<(), SolverError> {
     if value > 0.0 && value.is_finite() {
         Ok(())
     } else {
@@ -492,7 +492,7 @@ fn positive(field: &'static str, value: f64) -> Result<(), SqpError> {
     }
 }
 
-fn nonzero(field: &'static str, value: usize) -> Result<(), SqpError> {
+fn nonzero(field: &'static str, value: usize) -> Result<(), SolverError> {
     if value > 0 {
         Ok(())
     } else {

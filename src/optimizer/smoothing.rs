@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use super::solver::{Fallback, Solver, after_fallback, fallback};
 use crate::interior::InteriorPoint;
-use crate::nlp::outcome::{SqpResult, Status};
+use crate::nlp::outcome::{SolverResult, Status};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{Observer, Progress};
 use crate::nlp::settings::{HessianStrategy, Method, Settings};
-use crate::nlp::{Nlp, SmoothingPath, SqpError};
+use crate::nlp::{Nlp, SmoothingPath, SolverError};
 
 /// The SQP's smoothing levels along `path`: from its start down by factors of
 /// `smoothing_decrease`, then its end.
@@ -41,17 +41,17 @@ impl Solver {
     /// The result sums the iterations, evaluations, times and histories of every solve run.
     ///
     /// # Errors
-    /// As [`Solver::solve_warm`], and [`SqpError::InvalidProblem`] for a path whose ends are
+    /// As [`Solver::solve_warm`], and [`SolverError::InvalidProblem`] for a path whose ends are
     /// not positive and finite or whose end is above its start.
     pub fn solve_smoothed(
         &self,
         nlp: &mut dyn Nlp,
         observer: &mut dyn Observer,
         path: SmoothingPath,
-    ) -> Result<SqpResult, SqpError> {
+    ) -> Result<SolverResult, SolverError> {
         let valid = |v: f64| v > 0.0 && v.is_finite();
         if !(valid(path.start) && valid(path.end) && path.end <= path.start) {
-            return Err(SqpError::InvalidProblem(format!(
+            return Err(SolverError::InvalidProblem(format!(
                 "the smoothing path from {} to {} is not a decreasing path of positive values",
                 path.start, path.end
             )));
@@ -93,11 +93,11 @@ impl Solver {
         levels: &[f64],
         start: Instant,
         from: Option<Vec<f64>>,
-    ) -> Result<SqpResult, SqpError> {
+    ) -> Result<SolverResult, SolverError> {
         let settings = self.settings();
         let exact = settings.hessian == HessianStrategy::Exact;
         let kappa = settings.smoothing_level_tolerance;
-        let mut total: Option<SqpResult> = None;
+        let mut total: Option<SolverResult> = None;
         for (i, &mu) in levels.iter().enumerate() {
             nlp.set_smoothing(mu);
             let solver = if i + 1 < levels.len() && kappa > 0.0 {
@@ -121,7 +121,7 @@ impl Solver {
                 break;
             }
         }
-        total.ok_or_else(|| SqpError::InvalidProblem("the smoothing path has no levels".into()))
+        total.ok_or_else(|| SolverError::InvalidProblem("the smoothing path has no levels".into()))
     }
 }
 

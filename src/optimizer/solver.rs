@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::interior::InteriorPoint;
-use crate::nlp::outcome::{SqpResult, Status};
+use crate::nlp::outcome::{SolverResult, Status};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{LogObserver, Observer, Progress, SilentObserver};
 use crate::nlp::settings::{HessianStrategy, Method, Settings};
-use crate::nlp::{Nlp, SqpError};
+use crate::nlp::{Nlp, SolverError};
 use crate::qp::QpSolver;
 use crate::sqp::default_backend;
 
@@ -55,7 +55,7 @@ pub type QpSolverFactory = dyn Fn() -> Box<dyn QpSolver> + Send + Sync;
 /// let result = solver.solve(&mut Circle)?;
 /// assert_eq!(result.status, vito::nlp::Status::Converged);
 /// assert!((result.objective + 2.0).abs() < 1e-6);
-/// # Ok::<(), vito::nlp::SqpError>(())
+/// # Ok::<(), vito::nlp::SolverError>(())
 /// ```
 #[derive(Clone)]
 pub struct Solver {
@@ -74,7 +74,7 @@ impl fmt::Debug for Solver {
 
 impl Solver {
     /// A solver with `settings`, which are validated here.
-    pub fn new(settings: Settings) -> Result<Self, SqpError> {
+    pub fn new(settings: Settings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
             settings,
@@ -116,7 +116,7 @@ impl Solver {
 
     /// Solves `nlp` without a log (the progress bar still appears if enabled, see
     /// [`Settings::progress_bar`]).
-    pub fn solve(&self, nlp: &mut dyn Nlp) -> Result<SqpResult, SqpError> {
+    pub fn solve(&self, nlp: &mut dyn Nlp) -> Result<SolverResult, SolverError> {
         self.solve_with_observer(nlp, &mut SilentObserver)
     }
 
@@ -125,7 +125,7 @@ impl Solver {
         &self,
         nlp: &mut dyn Nlp,
         log: &mut dyn Write,
-    ) -> Result<SqpResult, SqpError> {
+    ) -> Result<SolverResult, SolverError> {
         let mut observer = LogObserver::new(log, self.settings.print_level);
         self.solve_with_observer(nlp, &mut observer)
     }
@@ -133,12 +133,12 @@ impl Solver {
     /// Solves `nlp`, reporting every iterate to `observer`.
     ///
     /// Returns `Err` only for invalid input (inconsistent sizes, bounds or structures);
-    /// every other outcome, including failures, is an [`SqpResult`] with its [`Status`].
+    /// every other outcome, including failures, is an [`SolverResult`] with its [`Status`].
     pub fn solve_with_observer(
         &self,
         nlp: &mut dyn Nlp,
         observer: &mut dyn Observer,
-    ) -> Result<SqpResult, SqpError> {
+    ) -> Result<SolverResult, SolverError> {
         self.solve_warm(nlp, observer, None)
     }
 
@@ -150,8 +150,8 @@ impl Solver {
         &self,
         nlp: &mut dyn Nlp,
         observer: &mut dyn Observer,
-        warm: Option<&SqpResult>,
-    ) -> Result<SqpResult, SqpError> {
+        warm: Option<&SolverResult>,
+    ) -> Result<SolverResult, SolverError> {
         let start = Instant::now();
         let settings = &self.settings;
         let exact = settings.hessian == HessianStrategy::Exact;
@@ -193,7 +193,7 @@ impl Solver {
         start: Instant,
         from: Option<&[f64]>,
         smoothing: f64,
-    ) -> SqpResult {
+    ) -> SolverResult {
         let settings = &self.settings;
         let make = || -> Box<dyn QpSolver> {
             match &self.qp_solver {
@@ -233,7 +233,7 @@ pub(super) fn fallback(settings: &Settings, status: Status) -> Option<Fallback> 
 /// SQP's point and status (the interior-point method's when it was `Acceptable` and the SQP
 /// ended worse), with both histories, iterations, evaluations and times, and a message that
 /// says what happened.
-pub(super) fn after_fallback(interior: SqpResult, sqp: SqpResult) -> SqpResult {
+pub(super) fn after_fallback(interior: SolverResult, sqp: SolverResult) -> SolverResult {
     let solved = |s: Status| matches!(s, Status::Converged | Status::Acceptable);
     if interior.status == Status::Acceptable && !solved(sqp.status) {
         let mut kept = interior;

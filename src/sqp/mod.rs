@@ -10,7 +10,7 @@
 //! otherwise.
 //!
 //! ```no_run
-//! # fn demo(problem: &mut dyn vito::nlp::Nlp) -> Result<(), vito::nlp::SqpError> {
+//! # fn demo(problem: &mut dyn vito::nlp::Nlp) -> Result<(), vito::nlp::SolverError> {
 //! use vito::nlp::{Settings, Status};
 //! use vito::optimizer::Solver;
 //! let solver = Solver::new(Settings::default())?;
@@ -22,9 +22,9 @@
 //! # }
 //! ```
 //!
-//! `Err(`[`SqpError`](crate::nlp::SqpError)`)` is returned only for bad input (invalid settings, inconsistent sizes,
+//! `Err(`[`SolverError`](crate::nlp::SolverError)`)` is returned only for bad input (invalid settings, inconsistent sizes,
 //! bounds or structures, a backend that is not compiled in). Every solve that starts returns
-//! an [`SqpResult`](crate::nlp::SqpResult) whose [`Status`](crate::nlp::Status) says how it ended — `Converged`, `Acceptable`,
+//! an [`SolverResult`](crate::nlp::SolverResult) whose [`Status`](crate::nlp::Status) says how it ended — `Converged`, `Acceptable`,
 //! `MaxIterations`, `TimeLimit`, `LocallyInfeasible`, `EvaluationError`, `QpFailure` or
 //! `LineSearchFailure` — together with the final point, constraint / bound / complementarity
 //! multipliers, [`Residuals`](crate::nlp::Residuals), evaluation counts, the time split (NLP callbacks, QP, rest) and

@@ -14,7 +14,7 @@ use super::iterate::Iterate;
 use super::line_search::{Globalization, Search};
 use super::quasi_newton::BlockBfgs;
 use super::step::{StepBuilder, StepInfo, Stop};
-use crate::nlp::outcome::{IterationRecord, Residuals, SqpResult, Status, Timing};
+use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status, Timing};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{Observer, Progress};
 use crate::nlp::residuals::{Bounds, KktPoint, residuals};
@@ -37,7 +37,7 @@ pub(crate) fn run(
     start: Instant,
     from: Option<&[f64]>,
     smoothing: f64,
-) -> SqpResult {
+) -> SolverResult {
     let mut sqp = Sqp::new(settings, problem, make, start);
     sqp.smoothing = smoothing;
     match sqp.initialize(from) {
@@ -190,7 +190,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         true
     }
 
-    fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SqpResult {
+    fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SolverResult {
         let mut step = StepInfo::default();
         let mut termination = Termination::new(self.settings, self.start);
         let mut iteration = 0;
@@ -360,7 +360,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         std::mem::swap(&mut self.current, &mut self.trial);
     }
 
-    fn finish(&mut self, status: Status, message: impl Into<String>) -> SqpResult {
+    fn finish(&mut self, status: Status, message: impl Into<String>) -> SolverResult {
         let residuals = if self.current.f.is_finite() {
             self.residuals()
         } else {
@@ -368,7 +368,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         };
         let m_nlp = self.problem.m_nlp;
         let it = &self.current;
-        SqpResult {
+        SolverResult {
             status,
             message: message.into(),
             method: Method::Sqp,

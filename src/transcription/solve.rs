@@ -4,7 +4,7 @@ use super::continuation::{ContinuationStep, solve_after};
 use super::{
     CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp, energy_account,
 };
-use crate::nlp::{LogObserver, Nlp, SmoothingPath, SqpError, SqpResult};
+use crate::nlp::{LogObserver, Nlp, SmoothingPath, SolverError, SolverResult};
 use crate::nlp::{Settings, Status};
 use crate::optimizer::Solver;
 use crate::problem::{ComplementarityMethod, InitialGuess, TrajectoryProblem, TranscriptionKind};
@@ -25,7 +25,7 @@ pub struct NlpSize {
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// The solver's result (status, residuals, timing, history).
-    pub result: SqpResult,
+    pub result: SolverResult,
     /// The trajectory at the final iterate (whatever the status).
     pub solution: Solution,
     /// The NLP's size.
@@ -62,7 +62,7 @@ pub enum SolveError {
     Transcription(String),
     /// The solver refused the problem or its settings.
     #[error(transparent)]
-    Solver(#[from] SqpError),
+    Solver(#[from] SolverError),
 }
 
 fn size_of(nlp: &dyn Nlp) -> NlpSize {

@@ -25,7 +25,7 @@ use super::terms::{ForceScratch, PointVelocity, Terms, VelocityMap};
 use crate::dynamics::{
     InverseDynamicsDerivatives, Workspace, center_of_mass, inverse_dynamics_derivatives,
 };
-use crate::nlp::{EvalError, LogObserver, Method, Nlp, SqpResult};
+use crate::nlp::{EvalError, LogObserver, Method, Nlp, SolverResult};
 use crate::optimizer::Solver;
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
@@ -385,7 +385,7 @@ impl Nlp for StaticNlp<'_> {
 #[derive(Clone, Debug)]
 pub struct Balance {
     /// The solver's result.
-    pub result: SqpResult,
+    pub result: SolverResult,
     /// The configuration.
     pub q: Vec<f64>,
     /// The torques of the actuated joints.
