@@ -17,6 +17,7 @@ use std::time::Instant;
 use super::direction::Direction;
 use super::point::{Row, barrier_gradient};
 use super::solver::{InteriorPoint, StepInfo};
+use crate::nlp::filter::{LinePoint, Verdict};
 
 impl InteriorPoint<'_, '_> {
     /// The largest step in `(0, 1]` along `d` that keeps every distance to a bound above
@@ -108,49 +109,6 @@ impl InteriorPoint<'_, '_> {
         (theta.is_finite() && phi.is_finite()).then_some((theta, phi))
     }
 
-    /// The filter's verdict on a trial point `(θ_t, φ_t)` reached with step `alpha` from
-    /// `(θ, φ)` along a direction of barrier slope `slope`: `Some(true)` for an f-type step
-    /// (Armijo on `φ_μ`), `Some(false)` for a step that also enters the filter, `None` when
-    /// rejected. Increases of `φ` below `rounding` machine epsilons (relative) count as none.
-    fn verdict(
-        &self,
-        (theta, phi): (f64, f64),
-        (theta_t, phi_t): (f64, f64),
-        alpha: f64,
-        slope: f64,
-    ) -> Option<bool> {
-        let t = self.tuning();
-        if !self.filter.acceptable(theta_t, phi_t) {
-            return None;
-        }
-        let rounding = t.rounding * f64::EPSILON * phi.abs().max(1.0);
-        let switching = slope < 0.0
-            && alpha * (-slope).powf(t.switching_s_f)
-                > t.switching_delta * theta.powf(t.switching_s_theta);
-        if switching && theta <= self.filter.theta_min {
-            (phi_t <= phi + t.filter_armijo * alpha * slope + rounding).then_some(true)
-        } else {
-            (theta_t <= (1.0 - t.filter_gamma_theta) * theta
-                || phi_t <= phi - t.filter_gamma_f * theta + rounding)
-                .then_some(false)
-        }
-    }
-
-    /// The smallest step length of the backtracking (Eq. 23), with the safety factor `γ_α`.
-    fn alpha_min(&self, theta: f64, slope: f64) -> f64 {
-        let t = self.tuning();
-        let mut a = t.filter_gamma_theta;
-        if slope < 0.0 {
-            a = a.min(t.filter_gamma_f * theta / -slope);
-            if theta <= self.filter.theta_min {
-                let switching = t.switching_delta * theta.powf(t.switching_s_theta)
-                    / (-slope).powf(t.switching_s_f);
-                a = a.min(switching);
-            }
-        }
-        t.filter_gamma_alpha * a
-    }
-
     /// Backtracks along the Newton step; `true` with the trial point holding the accepted
     /// primal and dual values (derivatives not yet evaluated), `false` below `α_min`.
     pub(super) fn line_search(&mut self, info: &mut StepInfo) -> bool {
@@ -166,15 +124,19 @@ impl InteriorPoint<'_, '_> {
                 .map(|(dx, g)| dx * g)
                 .sum::<f64>()
                 + self.barrier_slope(&d, self.mu);
-        let alpha_min = self.alpha_min(theta, slope);
+        let p = LinePoint::new(theta, phi, slope, self.tuning());
+        let alpha_min = self.filter.min_step(&p, self.tuning());
         let mut alpha = self.fraction_to_boundary(&d, true);
         let mut first = true;
         let accepted = loop {
             if let Some(trial) = self.try_point(&d, alpha) {
-                if let Some(f_type) = self.verdict((theta, phi), trial, alpha, slope) {
+                let verdict = self
+                    .filter
+                    .verdict(&p, alpha, trial.0, trial.1, self.tuning());
+                if verdict != Verdict::Reject {
                     self.take_duals(&d, alpha);
-                    if !f_type {
-                        self.augment_filter(theta, phi);
+                    if verdict == Verdict::FilterStep {
+                        self.augment_filter(p.theta, p.f);
                     }
                     info.alpha = alpha;
                     break true;
@@ -182,7 +144,7 @@ impl InteriorPoint<'_, '_> {
                 let corrected = first
                     && trial.0 >= theta
                     && self.settings.second_order_correction
-                    && self.second_order_correction(alpha, (theta, phi), slope, trial.0, info);
+                    && self.second_order_correction(alpha, &p, trial.0, info);
                 if corrected {
                     break true;
                 }
@@ -199,9 +161,7 @@ impl InteriorPoint<'_, '_> {
 
     /// Adds the margin pair `((1 − γ_θ) θ, φ − γ_φ θ)` of the current point to the filter.
     pub(super) fn augment_filter(&mut self, theta: f64, phi: f64) {
-        let t = self.tuning();
-        let (gt, gf) = (t.filter_gamma_theta, t.filter_gamma_f);
-        self.filter.add((1.0 - gt) * theta, phi - gf * theta);
+        self.filter.augment(theta, phi, &self.settings.tuning);
     }
 
     /// Up to `soc_max` second-order corrections after the first trial point (step `alpha`,
@@ -210,8 +170,7 @@ impl InteriorPoint<'_, '_> {
     fn second_order_correction(
         &mut self,
         alpha: f64,
-        current: (f64, f64),
-        slope: f64,
+        current: &LinePoint,
         theta_trial: f64,
         info: &mut StepInfo,
     ) -> bool {
@@ -242,10 +201,13 @@ impl InteriorPoint<'_, '_> {
             let Some(trial) = self.try_point(&soc, alpha_soc) else {
                 break;
             };
-            if let Some(f_type) = self.verdict(current, trial, alpha, slope) {
+            let verdict = self
+                .filter
+                .verdict(current, alpha, trial.0, trial.1, self.tuning());
+            if verdict != Verdict::Reject {
                 self.take_duals(&soc, alpha_soc);
-                if !f_type {
-                    self.augment_filter(current.0, current.1);
+                if verdict == Verdict::FilterStep {
+                    self.augment_filter(current.theta, current.f);
                 }
                 info.alpha = alpha_soc;
                 info.second_order_correction = true;

@@ -14,6 +14,43 @@
 
 use super::settings::Tuning;
 
+/// The filter's verdict on a trial point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Verdict {
+    /// Rejected.
+    Reject,
+    /// Accepted by an Armijo decrease of `f` under the switching condition (an f-type step).
+    ObjectiveStep,
+    /// Accepted by sufficient decrease of `θ` or `f`; the filter is augmented.
+    FilterStep,
+}
+
+/// What a filter line search knows of its current point and direction.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LinePoint {
+    /// Constraint violation `θ`.
+    pub theta: f64,
+    /// The function the search decreases (the objective, or the interior-point method's
+    /// barrier function `φ_μ`).
+    pub f: f64,
+    /// Its slope `∇fᵀd` along the direction.
+    pub slope: f64,
+    /// Increases of `f` up to this much count as none (rounding).
+    pub allowance: f64,
+}
+
+impl LinePoint {
+    /// The point with the allowance of `t.rounding` machine epsilons relative to `f`.
+    pub(crate) fn new(theta: f64, f: f64, slope: f64, t: &Tuning) -> Self {
+        Self {
+            theta,
+            f,
+            slope,
+            allowance: t.rounding * f64::EPSILON * f.abs().max(1.0),
+        }
+    }
+}
+
 /// Filter entries and the violation bounds.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Filter {
@@ -43,6 +80,64 @@ impl Filter {
     pub(crate) fn add(&mut self, theta: f64, f: f64) {
         self.entries.retain(|&(t, g)| t < theta || g < f);
         self.entries.push((theta, f));
+    }
+
+    /// The verdict on the trial point `(theta, f)` reached with step length `alpha` from `p`
+    /// (Wächter & Biegler 2006, Eqs. 18–21): acceptable to the filter, then an f-type step
+    /// when the switching condition holds at a small violation (Armijo on `f`), otherwise
+    /// sufficient decrease of `θ` or `f`.
+    pub(crate) fn verdict(
+        &self,
+        p: &LinePoint,
+        alpha: f64,
+        theta: f64,
+        f: f64,
+        t: &Tuning,
+    ) -> Verdict {
+        if !self.acceptable(theta, f) {
+            return Verdict::Reject;
+        }
+        let switching = p.slope < 0.0
+            && alpha * (-p.slope).powf(t.switching_s_f)
+                > t.switching_delta * p.theta.powf(t.switching_s_theta);
+        if switching && p.theta <= self.theta_min {
+            if f <= p.f + t.filter_armijo * alpha * p.slope + p.allowance {
+                Verdict::ObjectiveStep
+            } else {
+                Verdict::Reject
+            }
+        } else if theta <= (1.0 - t.filter_gamma_theta) * p.theta
+            || f <= p.f - t.filter_gamma_f * p.theta + p.allowance
+        {
+            Verdict::FilterStep
+        } else {
+            Verdict::Reject
+        }
+    }
+
+    /// The smallest step length of the backtracking from `p`, `α_min` of Eq. 23 with the
+    /// safety factor `γ_α`.
+    pub(crate) fn min_step(&self, p: &LinePoint, t: &Tuning) -> f64 {
+        let mut bound = t.filter_gamma_theta;
+        if p.slope < 0.0 {
+            bound = bound.min(t.filter_gamma_f * p.theta / -p.slope);
+            if p.theta <= self.theta_min {
+                bound = bound.min(
+                    t.switching_delta * p.theta.powf(t.switching_s_theta)
+                        / (-p.slope).powf(t.switching_s_f),
+                );
+            }
+        }
+        t.filter_gamma_alpha * bound
+    }
+
+    /// Adds the margin pair `((1 − γ_θ) θ, f − γ_f θ)` of a point `(θ, f)` (after a step the
+    /// filter, not the switching condition, accepted from it).
+    pub(crate) fn augment(&mut self, theta: f64, f: f64, t: &Tuning) {
+        self.add(
+            (1.0 - t.filter_gamma_theta) * theta,
+            f - t.filter_gamma_f * theta,
+        );
     }
 
     /// Forgets every entry (after a step the filter did not accept, or when the constraints

@@ -56,28 +56,9 @@
 use super::iterate::Iterate;
 use super::merit::{merit, update_penalty};
 use super::step::{Direction, Kind, StepBuilder, StepInfo};
-use crate::nlp::filter::Filter;
+use crate::nlp::filter::{Filter, LinePoint, Verdict};
 use crate::nlp::problem::Problem;
 use crate::nlp::settings::{Settings, Tuning};
-
-/// The filter's verdict on a trial point.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Verdict {
-    Reject,
-    /// Accepted by an Armijo decrease of `f` under the switching condition.
-    ObjectiveStep,
-    /// Accepted by sufficient decrease of `θ` or `f`; the filter is augmented.
-    FilterStep,
-}
-
-/// What the filter tests need to know about the current point and direction.
-struct FilterPoint {
-    f: f64,
-    theta: f64,
-    /// `∇fᵀd`.
-    gd: f64,
-    allowance: f64,
-}
 
 /// Everything one line search works with, passed explicitly.
 pub(crate) struct Search<'a, 'p> {
@@ -226,67 +207,12 @@ impl Globalization {
         info.step_norm <= 10.0 * f64::EPSILON * x_norm
     }
 
-    /// The filter's verdict on a trial point `(f, theta)` at step length `alpha`.
-    fn verdict(&self, p: &FilterPoint, alpha: f64, f: f64, theta: f64, t: &Tuning) -> Verdict {
-        if !self.filter.acceptable(theta, f) {
-            return Verdict::Reject;
-        }
-        let switching = p.gd < 0.0
-            && alpha * (-p.gd).powf(t.switching_s_f)
-                > t.switching_delta * p.theta.powf(t.switching_s_theta);
-        if switching && p.theta <= self.filter.theta_min {
-            if f <= p.f + t.filter_armijo * alpha * p.gd + p.allowance {
-                Verdict::ObjectiveStep
-            } else {
-                Verdict::Reject
-            }
-        } else if theta <= (1.0 - t.filter_gamma_theta) * p.theta
-            || f <= p.f - t.filter_gamma_f * p.theta + p.allowance
-        {
-            Verdict::FilterStep
-        } else {
-            Verdict::Reject
-        }
-    }
-
-    /// The smallest step length the filter search tries.
-    fn min_step(&self, p: &FilterPoint, t: &Tuning) -> f64 {
-        let ipopt = if p.gd < 0.0 {
-            let mut bound = t.filter_gamma_theta.min(t.filter_gamma_f * p.theta / -p.gd);
-            if p.theta <= self.filter.theta_min {
-                bound = bound.min(
-                    t.switching_delta * p.theta.powf(t.switching_s_theta)
-                        / (-p.gd).powf(t.switching_s_f),
-                );
-            }
-            t.filter_gamma_alpha * bound
-        } else {
-            t.filter_gamma_alpha * t.filter_gamma_theta
-        };
-        ipopt.max(t.filter_min_step)
-    }
-
-    /// Takes the accepted trial point's verdict into the filter.
-    fn record(&mut self, p: &FilterPoint, verdict: Verdict, t: &Tuning) {
-        if verdict == Verdict::FilterStep {
-            self.filter.add(
-                (1.0 - t.filter_gamma_theta) * p.theta,
-                p.f - t.filter_gamma_f * p.theta,
-            );
-        }
-    }
-
     /// The filter search (see the module documentation).
     fn filter_search(&mut self, s: &mut Search<'_, '_>, dir: &Direction, step: &[f64]) -> bool {
         let t = &s.settings.tuning;
-        let p = FilterPoint {
-            f: s.current.f,
-            theta: dir.theta,
-            gd: dir.gd,
-            allowance: t.rounding * f64::EPSILON * s.current.f.abs().max(1.0),
-        };
+        let p = LinePoint::new(dir.theta, s.current.f, dir.gd, t);
         let tiny = Self::tiny_step(s.current, s.info);
-        let min_step = self.min_step(&p, t);
+        let min_step = self.filter.min_step(&p, t).max(t.filter_min_step);
         let mut alpha = 1.0;
         loop {
             let trial = s.values(alpha, step);
@@ -294,12 +220,14 @@ impl Globalization {
                 let verdict = if tiny {
                     Verdict::ObjectiveStep
                 } else {
-                    self.verdict(&p, alpha, f, theta, t)
+                    self.filter.verdict(&p, alpha, theta, f, t)
                 };
                 if verdict != Verdict::Reject {
                     s.blend_multipliers(alpha);
                     if s.derivatives() {
-                        self.record(&p, verdict, t);
+                        if verdict == Verdict::FilterStep {
+                            self.filter.augment(p.theta, p.f, t);
+                        }
                         s.info.step_length = alpha;
                         return true;
                     }
@@ -312,9 +240,11 @@ impl Globalization {
                 && theta >= p.theta
                 && let Some((f, theta)) = s.correction_values(dir)
             {
-                let verdict = self.verdict(&p, 1.0, f, theta, t);
+                let verdict = self.filter.verdict(&p, 1.0, theta, f, t);
                 if verdict != Verdict::Reject && s.accept_correction() {
-                    self.record(&p, verdict, t);
+                    if verdict == Verdict::FilterStep {
+                        self.filter.augment(p.theta, p.f, t);
+                    }
                     return true;
                 }
             }
