@@ -22,7 +22,7 @@ use super::point::{Layout, Point, Row, barrier_gradient};
 use crate::nlp::InteriorSettings;
 use crate::nlp::problem::Problem;
 use crate::qp::ActiveSetSettings;
-use crate::qp::kkt::KktMatrix;
+use crate::qp::kkt::{KktMatrix, smallest_shift};
 
 /// A step of every primal and dual quantity.
 #[derive(Clone, Default)]
@@ -185,21 +185,18 @@ impl NewtonSystem {
     ) -> bool {
         self.measure(problem, layout, p, hessian);
         let (first, growth) = schedule.shift_schedule(self.last_shift);
-        let mut delta = 0.0;
-        loop {
+        let found = smallest_shift(Some(0.0), first, growth, schedule.shift_max, |delta| {
             self.assemble(problem, layout, p, hessian, delta, 0.0, None, settings);
-            if self.kkt.factor() {
-                self.shift = delta;
-                if delta > 0.0 {
-                    self.last_shift = delta;
-                }
-                return true;
-            }
-            delta = if delta == 0.0 { first } else { delta * growth };
-            if delta > schedule.shift_max {
-                return false;
-            }
+            self.kkt.factor()
+        });
+        let Some(delta) = found else {
+            return false;
+        };
+        self.shift = delta;
+        if delta > 0.0 {
+            self.last_shift = delta;
         }
+        true
     }
 
     /// Factors `[I Jᵀ; J −D]` at `p`, with `D` the rows' regularization plus 1 on inequality

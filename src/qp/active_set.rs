@@ -62,7 +62,7 @@ use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::QpProblem;
-use super::kkt::multipliers_first;
+use super::kkt::{multipliers_first, smallest_shift};
 use super::sparse::{CscAssembly, add_product};
 
 /// Which bound a QP row is held at.
@@ -740,18 +740,15 @@ impl ActiveSetQp {
         start: f64,
         settings: &ActiveSetSettings,
     ) -> Result<f64, ActiveSetFailure> {
-        if self.factor(qp, sides, start) {
-            return Ok(start);
-        }
         let (first, growth) = settings.shift_schedule(self.last_shift);
-        let mut delta = if first > start { first } else { start * growth };
-        while !self.factor(qp, sides, delta) {
-            delta *= growth;
-            if delta > settings.shift_max {
-                return Err(ActiveSetFailure::Inertia);
-            }
+        let schedule = if first > start { first } else { start * growth };
+        let delta = smallest_shift(Some(start), schedule, growth, settings.shift_max, |d| {
+            self.factor(qp, sides, d)
+        })
+        .ok_or(ActiveSetFailure::Inertia)?;
+        if delta != start {
+            self.last_shift = delta;
         }
-        self.last_shift = delta;
         Ok(delta)
     }
 

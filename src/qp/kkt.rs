@@ -293,9 +293,60 @@ pub(crate) fn multipliers_first(
     perm
 }
 
+/// IPOPT's inertia correction (Wächter & Biegler 2006, Algorithm IC) as one search, shared by
+/// the working-set QP, the SQP's convexification and the interior-point method's Newton
+/// system: `factors(δ)` factors the matrix shifted by `δ` and says whether it has the right
+/// inertia. Tries `first` when given (the unshifted matrix, or the shift that worked last),
+/// then `start`, `start·growth`, `start·growth²`, … while at most `max`; the shift that worked,
+/// or `None`.
+pub(crate) fn smallest_shift(
+    first: Option<f64>,
+    start: f64,
+    growth: f64,
+    max: f64,
+    mut factors: impl FnMut(f64) -> bool,
+) -> Option<f64> {
+    if let Some(delta) = first
+        && factors(delta)
+    {
+        return Some(delta);
+    }
+    let mut delta = start;
+    while delta <= max {
+        if factors(delta) {
+            return Some(delta);
+        }
+        delta *= growth;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The search against the schedule written out: the first try, then the geometric
+    /// shifts up to the ceiling.
+    #[test]
+    fn the_shift_search_tries_first_then_the_schedule_up_to_its_ceiling() {
+        let mut tried = Vec::new();
+        let found = smallest_shift(Some(0.0), 1e-4, 10.0, 1.0, |d| {
+            tried.push(d);
+            d >= 0.05
+        });
+        assert_eq!(found, Some(1e-4 * 10.0 * 10.0 * 10.0));
+        assert_eq!(tried.len(), 5);
+        assert_eq!(tried[0], 0.0);
+        let mut tried = 0;
+        assert_eq!(
+            smallest_shift(None, 1e-4, 10.0, 1.5, |_| {
+                tried += 1;
+                false
+            }),
+            None
+        );
+        assert_eq!(tried, 5);
+    }
 
     /// `[h 0 a; 0 h b; a b −r]` with `h` of either sign.
     fn small(h: f64) -> (KktMatrix, Vec<f64>, Vec<f64>) {

@@ -13,6 +13,7 @@ use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 
 use crate::nlp::settings::Tuning;
+use crate::qp::kkt::smallest_shift;
 use crate::qp::sparse::CscAssembly;
 
 /// Positive-definiteness tests and shifts for one fixed pattern.
@@ -91,17 +92,13 @@ impl InertiaCorrection {
     /// convexified model is built only for the backend's occasional QPs, whose models can
     /// differ by orders of magnitude from one call to the next.
     pub(crate) fn shift(&mut self, values: &[f64], floor: f64, tuning: &Tuning) -> Option<f64> {
-        if floor == 0.0 && self.positive_definite(values, 0.0) {
-            return Some(0.0);
-        }
-        let mut delta = floor.max(tuning.qp.shift_first);
-        while !self.positive_definite(values, delta) {
-            delta *= tuning.qp.shift_increase;
-            if delta > tuning.qp.shift_max {
-                return None;
-            }
-        }
-        Some(delta)
+        smallest_shift(
+            (floor == 0.0).then_some(0.0),
+            floor.max(tuning.qp.shift_first),
+            tuning.qp.shift_increase,
+            tuning.qp.shift_max,
+            |delta| self.positive_definite(values, delta),
+        )
     }
 }
 
