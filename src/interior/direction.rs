@@ -24,6 +24,10 @@ use crate::nlp::problem::Problem;
 use crate::qp::ActiveSetSettings;
 use crate::qp::kkt::{KktMatrix, smallest_shift};
 
+/// The relative shift `ε` of the positive-semidefiniteness test
+/// ([`NewtonSystem::positive_semidefinite`]): `H + εI` with `ε` this times `max(1, max |H_jj|)`.
+const SEMIDEFINITE_TEST_SHIFT: f64 = 1e-8;
+
 /// A step of every primal and dual quantity.
 #[derive(Clone, Default)]
 pub(super) struct Direction {
@@ -240,7 +244,7 @@ impl NewtonSystem {
                 }
             }
         }
-        self.primal.fill(1e-8 * scale);
+        self.primal.fill(SEMIDEFINITE_TEST_SHIFT * scale);
         self.dual.fill(1.0);
         let zeros = vec![0.0; problem.jacobian_structure.len()];
         self.kkt.assemble(hessian, &zeros, &self.primal, &self.dual);

@@ -19,6 +19,10 @@ use super::point::{Row, barrier_gradient};
 use super::solver::{InteriorPoint, StepInfo};
 use crate::nlp::filter::{LinePoint, Verdict};
 
+/// The step length's factor after a rejected trial point (IPOPT's default, also of the
+/// restoration phase's search).
+pub(super) const BACKTRACK: f64 = 0.5;
+
 impl InteriorPoint<'_, '_> {
     /// The largest step in `(0, 1]` along `d` that keeps every distance to a bound above
     /// `1 − τ` of its current value: of the primal variables and slacks (`primal`), or of the
@@ -150,7 +154,7 @@ impl InteriorPoint<'_, '_> {
                 }
             }
             first = false;
-            alpha *= 0.5;
+            alpha *= BACKTRACK;
             if alpha < alpha_min {
                 break false;
             }

@@ -19,9 +19,14 @@
 use std::time::Instant;
 
 use super::direction::Direction;
+use super::line_search::BACKTRACK;
 use super::point::{Point, Row};
 use super::solver::{InteriorPoint, StepInfo, Stop};
 use crate::nlp::outcome::Status;
+
+/// The factor of the restoration phase's barrier parameter while its Newton step is not yet
+/// a descent direction of the residual (IPOPT's monotone decrease, `κ_μ = 0.1`).
+const RESTORATION_BARRIER_DECREASE: f64 = 0.1;
 
 impl InteriorPoint<'_, '_> {
     /// `Σ rᵢ²` at `p`.
@@ -132,7 +137,7 @@ impl InteriorPoint<'_, '_> {
                 if -slope > ip.restoration_stationary * squares || mu_r <= self.mu_min() {
                     break slope;
                 }
-                mu_r = (0.1 * mu_r).max(self.mu_min());
+                mu_r = (RESTORATION_BARRIER_DECREASE * mu_r).max(self.mu_min());
             };
             self.linear_time += timer.elapsed();
             let slope = residual_slope + self.barrier_slope(d, mu_r);
@@ -159,7 +164,7 @@ impl InteriorPoint<'_, '_> {
                 {
                     break true;
                 }
-                alpha *= 0.5;
+                alpha *= BACKTRACK;
                 if alpha < ip.restoration_min_step {
                     break false;
                 }

@@ -16,6 +16,10 @@ use crate::nlp::termination::Termination;
 use crate::nlp::{InteriorSettings, SmoothingPath};
 use crate::qp::sparse::add_transpose_triplets;
 
+/// IPOPT's `s_max` (Wächter & Biegler 2006, Eq. 5): the multipliers' mean above which the
+/// optimality error is scaled down.
+const S_MAX: f64 = 100.0;
+
 /// What happened in one iteration, for its record.
 #[derive(Default, Clone, Copy)]
 pub(super) struct StepInfo {
@@ -400,7 +404,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
                 add(p.vu[i], cu[i] - p.s[i]);
             }
         }
-        let s_c = (sum / count.max(1) as f64).max(100.0) / 100.0;
+        let s_c = (sum / count.max(1) as f64).max(S_MAX) / S_MAX;
         largest / s_c
     }
 

@@ -60,6 +60,17 @@ use crate::nlp::filter::{Filter, LinePoint, Verdict};
 use crate::nlp::problem::Problem;
 use crate::nlp::settings::{Settings, Tuning};
 
+/// The step length's factor after a rejected trial point (halving, IPOPT's default), and the
+/// largest factor of the merit search's quadratic interpolation.
+const BACKTRACK: f64 = 0.5;
+
+/// The smallest factor of the merit search's quadratic interpolation of the step length.
+const INTERPOLATION_MIN: f64 = 0.1;
+
+/// The step length's factor after a trial point where the problem could not be evaluated:
+/// further back, since such points tend to lie in a region, not at one value.
+const BACKTRACK_FAILED: f64 = 0.25;
+
 /// Everything one line search works with, passed explicitly.
 pub(crate) struct Search<'a, 'p> {
     pub(crate) problem: &'a mut Problem<'p>,
@@ -248,7 +259,11 @@ impl Globalization {
                     return true;
                 }
             }
-            alpha *= if trial.is_some() { 0.5 } else { 0.25 };
+            alpha *= if trial.is_some() {
+                BACKTRACK
+            } else {
+                BACKTRACK_FAILED
+            };
             if alpha < min_step {
                 return false;
             }
@@ -298,12 +313,12 @@ impl Globalization {
                     let curvature = phi - phi0 - slope * alpha;
                     let quadratic = -slope * alpha * alpha / (2.0 * curvature);
                     if quadratic.is_finite() {
-                        quadratic.clamp(0.1 * alpha, 0.5 * alpha)
+                        quadratic.clamp(INTERPOLATION_MIN * alpha, BACKTRACK * alpha)
                     } else {
-                        0.5 * alpha
+                        BACKTRACK * alpha
                     }
                 }
-                None => 0.25 * alpha,
+                None => BACKTRACK_FAILED * alpha,
             };
             if alpha < min_step {
                 return false;

@@ -18,6 +18,14 @@
 //! perturbed Hock–Schittkowski starts: 4 of 102 exact-Hessian runs hit the iteration limit
 //! with a monotone penalty, none with this rule).
 
+/// `1 − ρ` of Nocedal & Wright eq. 18.36 with `ρ = 0.1`: the penalty at which the model's
+/// merit decrease is at least a tenth of `ν (θ − θ_lin)`.
+const REDUCTION_SHARE: f64 = 0.9;
+
+/// The margin of the penalty over the required one (Powell's rule: raised to `1.5 r`, never
+/// lowered below it).
+const PENALTY_MARGIN: f64 = 1.5;
+
 /// `Σ_i viol_i(c + Jd)` from `c` and `jd = J d`.
 pub(crate) fn linearized_violation(c: &[f64], jd: &[f64], lower: &[f64], upper: &[f64]) -> f64 {
     c.iter()
@@ -48,12 +56,14 @@ pub(crate) fn update_penalty(
     let reduction = theta - theta_lin;
     let mut required = multipliers;
     if reduction > 0.0 {
-        required = required.max((gd + 0.5 * dhd.max(0.0)) / (0.9 * reduction));
+        required = required.max((gd + 0.5 * dhd.max(0.0)) / (REDUCTION_SHARE * reduction));
     }
     if nu < required {
-        1.5 * required
+        PENALTY_MARGIN * required
     } else {
-        (0.5 * (nu + required)).max(1.5 * required).min(nu)
+        (0.5 * (nu + required))
+            .max(PENALTY_MARGIN * required)
+            .min(nu)
     }
 }
 

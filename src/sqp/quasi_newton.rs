@@ -19,6 +19,17 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::qp::sparse::CscAssembly;
 
+/// Powell's damping (Nocedal & Wright, Procedure 18.2): a block whose curvature `sᵀy` is below
+/// this share of `sᵀBs` is damped ...
+const POWELL_THRESHOLD: f64 = 0.2;
+
+/// ... to `sᵀy = 0.8 sᵀBs` (`1 −` the threshold, written out so that it is the literal 0.8).
+const POWELL_TARGET: f64 = 0.8;
+
+/// Blocks whose step is shorter than this (squared norm) carry no curvature information and
+/// are not updated.
+const TINY_STEP_SQUARED: f64 = 1e-24;
+
 /// Block-diagonal damped BFGS model stored in a fixed upper-triangle CSC pattern.
 pub(crate) struct BlockBfgs {
     blocks: Vec<Range<usize>>,
@@ -104,7 +115,7 @@ impl BlockBfgs {
             let sb = DVector::from_column_slice(&s[b.clone()]);
             let mut yb = DVector::from_column_slice(&y[b.clone()]);
             let ss = sb.norm_squared();
-            if ss.is_nan() || ss <= 1e-24 || !yb.iter().all(|v| v.is_finite()) {
+            if ss.is_nan() || ss <= TINY_STEP_SQUARED || !yb.iter().all(|v| v.is_finite()) {
                 continue;
             }
             let sy = sb.dot(&yb);
@@ -119,8 +130,8 @@ impl BlockBfgs {
                 continue;
             }
             let mut sy = sy;
-            if sy < 0.2 * sbs {
-                let theta = 0.8 * sbs / (sbs - sy);
+            if sy < POWELL_THRESHOLD * sbs {
+                let theta = POWELL_TARGET * sbs / (sbs - sy);
                 yb = &yb * theta + &bs * (1.0 - theta);
                 sy = sb.dot(&yb);
                 damped += 1;
