@@ -29,14 +29,10 @@ pub(crate) struct JointEquality {
 struct JointEqualityEntry {
     joint: String,
     equals: String,
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     ratio: f64,
     #[serde(default)]
     offset: f64,
-}
-
-fn one() -> f64 {
-    1.0
 }
 
 pub(super) const KIND: TermKind = TermKind {

@@ -243,6 +243,11 @@ fn parse_entry(
     (kind.parse)(value, entry, &format!("{parent}.{name}"))
 }
 
+/// 1: the default of a weight or ratio an entry leaves out.
+pub(crate) fn one() -> f64 {
+    1.0
+}
+
 /// Reads an entry's value into its kind's serde struct; the error names `field`.
 pub(crate) fn read_entry<T: serde::de::DeserializeOwned>(
     fields: &Fields,

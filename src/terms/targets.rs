@@ -37,13 +37,9 @@ struct Targets(Vec<FrameTarget>);
 struct TargetEntry {
     frame: String,
     position: [f64; 3],
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     weight: f64,
     time: Option<Value>,
-}
-
-fn one() -> f64 {
-    1.0
 }
 
 pub(super) const KIND: TermKind = TermKind {

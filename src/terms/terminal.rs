@@ -24,14 +24,10 @@ struct Terminal {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TerminalEntry {
-    #[serde(default = "one")]
+    #[serde(default = "super::one")]
     weight: f64,
     q: Option<Vec<f64>>,
     v: Option<Vec<f64>>,
-}
-
-fn one() -> f64 {
-    1.0
 }
 
 pub(super) const KIND: TermKind = TermKind {
