@@ -1,6 +1,7 @@
 //! `Σ_j q_j = c` at every point: a kind of constraint compiled for the unit tests only, the
-//! worked example of adding a kind (this file and one line in [`super::CONSTRAINTS`]). An
-//! entry `- joint_sum: {joints: [a, b, …], equals: c}`.
+//! worked example of adding a kind (this file and one line in [`super::CONSTRAINTS`]; its test
+//! is in `src/transcription/terms/mod.rs`, where a problem can be solved). An entry
+//! `- joint_sum: {joints: [a, b, …], equals: c}`.
 
 use super::{
     TermKind, TermSpec, Entry, Layout, Local, LocalIndex, PointInfo, PointTerm, Scratch,
@@ -97,43 +98,5 @@ impl PointTerm for JointSum {
 
     fn label(&self) -> &'static str {
         KIND.key
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::problem::{ProblemOverrides, load_problem_str};
-    use crate::nlp::Status;
-    use crate::transcription::solve;
-    use std::path::Path;
-
-    /// A problem file with the new kind loads, names its bad fields, and solves: the two
-    /// joints of a double pendulum swing with their sum held at every point.
-    #[test]
-    fn a_kind_added_in_one_file_loads_and_solves() {
-        let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots");
-        let problem = |constraint: &str| {
-            let text = format!(
-                "name: sum\nrobot: pendulum2.urdf\nduration: 1.0\nstages: 6\n\
-                 initial: {{q: [0.1, 0.2], v: [0, 0]}}\nfinal: {{q: [0.9, free], v: [0, 0]}}\n\
-                 bounds: {{u: [-50, 50]}}\ncosts: {{effort: 1.0}}\n\
-                 constraints:\n  - joint_sum: {constraint}\n"
-            );
-            load_problem_str(&text, &robots, "sum.yaml", &ProblemOverrides::default())
-        };
-        let err = problem("{joints: [joint1, elbow], equals: 0.3}")
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(err.contains("constraints[0].joint_sum.joints[1]") && err.contains("elbow"));
-        let prob = problem("{joints: [joint1, joint2], equals: 0.3}").unwrap();
-        assert_eq!(prob.constraint_kinds(), ["joint_sum"]);
-        let outcome = solve(&prob, &mut std::io::sink()).unwrap();
-        assert_eq!(outcome.result.status, Status::Converged);
-        let q = &outcome.solution.q;
-        for qp in q {
-            assert!((qp[0] + qp[1] - 0.3).abs() < 1e-7, "{qp:?}");
-        }
-        assert!((q[q.len() - 1][1] + 0.6).abs() < 1e-7);
     }
 }

@@ -1075,3 +1075,43 @@ fn view<'a>(model: &'a Model, ix: &LocalIndex, local: &'a [f64], own_len: usize)
         own: &local[ix.own(0)..ix.own(0) + own_len],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::nlp::Status;
+    use crate::problem::{ProblemOverrides, load_problem_str};
+    use crate::transcription::solve;
+    use std::path::Path;
+
+    /// `crate::terms`'s worked example, the kind `joint_sum` compiled for the unit tests
+    /// only (`src/terms/joint_sum.rs` and one line of its registry): a problem file with it
+    /// loads, names its bad fields, and solves, the two joints of a double pendulum swinging
+    /// with their sum held at every point.
+    #[test]
+    fn a_kind_added_in_one_file_loads_and_solves() {
+        let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots");
+        let problem = |constraint: &str| {
+            let text = format!(
+                "name: sum\nrobot: pendulum2.urdf\nduration: 1.0\nstages: 6\n\
+                 initial: {{q: [0.1, 0.2], v: [0, 0]}}\nfinal: {{q: [0.9, free], v: [0, 0]}}\n\
+                 bounds: {{u: [-50, 50]}}\ncosts: {{effort: 1.0}}\n\
+                 constraints:\n  - joint_sum: {constraint}\n"
+            );
+            load_problem_str(&text, &robots, "sum.yaml", &ProblemOverrides::default())
+        };
+        let err = problem("{joints: [joint1, elbow], equals: 0.3}")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("constraints[0].joint_sum.joints[1]") && err.contains("elbow"));
+        let prob = problem("{joints: [joint1, joint2], equals: 0.3}").unwrap();
+        assert_eq!(prob.constraint_kinds(), ["joint_sum"]);
+        let outcome = solve(&prob, &mut std::io::sink()).unwrap();
+        assert_eq!(outcome.result.status, Status::Converged);
+        let q = &outcome.solution.q;
+        for qp in q {
+            assert!((qp[0] + qp[1] - 0.3).abs() < 1e-7, "{qp:?}");
+        }
+        assert!((q[q.len() - 1][1] + 0.6).abs() < 1e-7);
+    }
+}
