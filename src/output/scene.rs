@@ -31,7 +31,7 @@ pub struct Motion {
     /// `q` at each time, in the model's joint order.
     pub q: Vec<Vec<f64>>,
     /// The world force on each contact point that has one: the point's index in
-    /// [`SceneInput::contacts`] and the force (N) at each time.
+    /// `SceneInput::contacts` and the force (N) at each time.
     pub forces: Vec<(usize, Vec<Vec3>)>,
 }
 

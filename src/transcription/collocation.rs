@@ -759,7 +759,7 @@ impl Nlp for CollocationNlp<'_> {
     /// The Hessian of the Lagrangian: each point's inverse-dynamics curvature
     /// `Σ λ ∇²_{(q,v,a)} (RNEA − Σ_l J_lᵀ f_l)` (see `CollocationNlp::point_curvature`;
     /// torques, springs and dampers enter linearly, the defects are linear, the forces are linear
-    /// in their variables), and the per-point terms by theirs (see [`Terms::hessian_values`]).
+    /// in their variables), and the per-point terms by theirs (see `Terms::hessian_values`).
     fn hessian_values(
         &mut self,
         x: &[f64],

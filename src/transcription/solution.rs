@@ -17,7 +17,7 @@ pub enum Interpolant {
     /// The Galerkin VI: on stage `k` the polynomial of degree `2s + 1` through the control
     /// points whose velocity at both knots is that of the discrete Legendre transform,
     /// `v_k = M(q^k)⁻¹ p^k`, and at the interior control points that of Eq. 2's interpolant
-    /// ([`super::knot_interpolant`]); `u` is the Lagrange interpolant of the torques.
+    /// (`transcription/knot_interpolant.rs`); `u` is the Lagrange interpolant of the torques.
     Galerkin {
         /// The integrator's coefficients.
         gal: Galerkin,

@@ -1327,7 +1327,7 @@ impl Nlp for VariationalNlp<'_> {
     /// the loads by differences of their exact gradient with the forces recomputed, see
     /// `VariationalNlp::load_curvature`; the torques and the forces enter linearly, so there is
     /// no `u` and no force–force curvature); the boundary momentum rows from
-    /// [`lagrangian_curvature`]; the per-point terms by theirs (see [`Terms::hessian_values`]).
+    /// [`lagrangian_curvature`]; the per-point terms by theirs (see `Terms::hessian_values`).
     fn hessian_values(
         &mut self,
         x: &[f64],
