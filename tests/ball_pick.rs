@@ -1,9 +1,10 @@
-//! The humanoid ball pick of seed 000 §6.3 (`problems/humanoid_ball_pick.yaml`) with the Simpson
-//! VI: it converges, the left palm reaches the ball at t = 1.3 s, the right sole's wrench stays
+//! The humanoid ball pick of seed 000 §6.3 with the Simpson VI, on vito's Atlas-class humanoid
+//! (`problems/humanoid_ball_pick.yaml`) and on PAL Robotics' Talos
+//! (`problems/talos_ball_pick.yaml`): it converges, the hand reaches the ball at the last point, the stance sole's wrench stays
 //! inside its contact wrench cone (the 16 faces evaluated on every reported wrench), the centre
 //! of pressure inside the sole, the sole where it was, the left foot off the ground and every
-//! limit held, and the torques re-simulated reproduce each stage. About 27 s in the test
-//! profile; the timing is in `docs/benchmarks.md` (`vito solve`).
+//! limit held, and the torques re-simulated reproduce each stage. Both together take about 13 s
+//! in the test profile; the timings are in `docs/benchmarks.md` (`vito solve`).
 
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, frame_pose};
@@ -12,11 +13,49 @@ use vito::problem::{ProblemOverrides, load_problem};
 use vito::transcription::{RESIMULATION_STEP, dynamic_accuracy, solve};
 use vito::vi::Galerkin;
 
-const BALL: [f64; 3] = [0.35, 0.30, 0.50];
+/// One ball pick: the problem, the hand's frame, the ball and the lifted foot's contact points
+/// (held 5 cm above the ground).
+struct Pick {
+    problem: &'static str,
+    hand: &'static str,
+    ball: [f64; 3],
+    lifted: [&'static str; 4],
+}
 
 #[test]
 fn the_humanoid_picks_the_ball_balanced_on_its_right_foot() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/humanoid_ball_pick.yaml");
+    picks_the_ball(&Pick {
+        problem: "humanoid_ball_pick",
+        hand: "l_palm",
+        ball: [0.35, 0.30, 0.50],
+        lifted: [
+            "l_foot_front_left",
+            "l_foot_front_right",
+            "l_foot_rear_left",
+            "l_foot_rear_right",
+        ],
+    });
+}
+
+#[test]
+fn talos_picks_the_ball_balanced_on_its_right_foot() {
+    picks_the_ball(&Pick {
+        problem: "talos_ball_pick",
+        hand: "gripper_left_base_link",
+        ball: [0.35, 0.3, 0.6],
+        lifted: [
+            "l_sole_front_left",
+            "l_sole_front_right",
+            "l_sole_rear_left",
+            "l_sole_rear_right",
+        ],
+    });
+}
+
+fn picks_the_ball(pick: &Pick) {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("problems")
+        .join(format!("{}.yaml", pick.problem));
     let mut prob = load_problem(&file, &ProblemOverrides::default()).unwrap();
     prob.solver.print_level = 0;
     prob.solver.progress_bar = false;
@@ -30,14 +69,14 @@ fn the_humanoid_picks_the_ball_balanced_on_its_right_foot() {
     let sol = &outcome.solution;
     let model = &prob.model;
     let mut ws = Workspace::new(model);
-    // The palm on the ball at t = 1.3 s (the last point).
-    let palm = model.frame("l_palm").unwrap();
+    // The hand on the ball at the last point.
+    let hand = model.frame(pick.hand).unwrap();
     let last = sol.times.len() - 1;
-    assert!((sol.times[last] - 1.3).abs() < 1e-12);
+    assert!((sol.times[last] - prob.duration).abs() < 1e-12);
     forward_kinematics(model, &mut ws, &sol.q[last]);
-    let p = frame_pose(&ws, palm.body, &palm.placement).translation;
-    let miss = (p - nalgebra::Vector3::from(BALL)).norm();
-    assert!(miss < 1e-3, "the palm is {miss:e} m from the ball");
+    let p = frame_pose(&ws, hand.body, &hand.placement).translation;
+    let miss = (p - nalgebra::Vector3::from(pick.ball)).norm();
+    assert!(miss < 1e-3, "the hand is {miss:e} m from the ball");
     // The stance conditions, from the reported wrenches and configurations.
     let st = sol.stance.as_ref().unwrap();
     let r = st.residuals();
@@ -66,13 +105,14 @@ fn the_humanoid_picks_the_ball_balanced_on_its_right_foot() {
         assert!(v.iter().all(|x| x.abs() < 1e-6), "{v:?}");
     }
     // The left foot off the ground and the limits of the URDF at every point.
-    let corners: Vec<_> = ["front_left", "front_right", "rear_left", "rear_right"]
+    let corners: Vec<_> = pick
+        .lifted
         .iter()
         .map(|c| {
             model
                 .contact_points()
                 .iter()
-                .find(|p| p.name == format!("l_foot_{c}"))
+                .find(|p| p.name == *c)
                 .unwrap()
         })
         .collect();

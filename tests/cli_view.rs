@@ -95,6 +95,23 @@ fn view_draws_again_what_solve_drew() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A result of a robot reduced by the problem's `lock:` and given contact points by it (the
+/// Talos ball pick: grippers and head locked, the lifted sole's corners) is drawn again from
+/// its directory alone, as its solve drew it: the report records both.
+#[test]
+fn a_reduced_robot_is_drawn_again_with_its_locks() {
+    let dir = fresh_dir("vito-view-locked");
+    let out = vito(&["view", "results/talos_ball_pick", "-o", s(&dir)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let again = std::fs::read(dir.join("view.html")).unwrap();
+    let committed = std::fs::read("results/talos_ball_pick/view.html").unwrap();
+    assert!(
+        again == committed,
+        "the page differs from the committed one"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_result_without_a_robot_file_takes_one_on_the_command_line() {
     let dir = fresh_dir("vito-view-old");

@@ -1,7 +1,7 @@
 //! `view.html` in a real browser (headless Chromium): for a solve, a simulation, a comparison,
-//! a result with contact forces and terrain, the humanoid, the 12-link pendulum, and a robot
+//! a result with contact forces and terrain, the humanoid, the 12-link pendulum, a robot
 //! drawn from mesh files (with its meshes, without them, and with a mesh far over the page's
-//! triangle budget). The page's self-test (`#selftest`) reports console errors, how much of the
+//! triangle budget), and the committed pages of the public robots. The page's self-test (`#selftest`) reports console errors, how much of the
 //! canvas is drawn, how much moving the time slider changes it, its transforms against the
 //! forward kinematics, and its load time; Chromium's own log must show no console message
 //! (but the one naming the meshes a page could not draw, where meshes are missing, and the
@@ -431,6 +431,57 @@ fn a_robot_with_meshes_in_the_browser() {
     );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&bare);
+}
+
+/// The committed pages of the public robots (`robots/README.md`, "Public robots") draw their
+/// bundled meshes within the meshed page's size and load time, and cover far more of the
+/// picture than the same result drawn as a stick figure (its URDF copied where no meshes are).
+#[test]
+fn public_robots_pages_draw_their_meshes() {
+    let Some(bin) = browser("public_robots_pages_draw_their_meshes") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (result, urdf) in [("talos_ball_pick", "robots/talos/talos.urdf")] {
+        let html = root.join("results").join(result).join("view.html");
+        let (v, _) = check_page_within(&bin, &html, result, MAX_MESHED_BYTES, &[]);
+        assert_eq!(
+            (v.solids.as_str(), v.missing_meshes),
+            ("webgl", 0),
+            "{result}"
+        );
+        assert!(v.mesh_triangles > 5_000, "{result}: {v:?}");
+        let bare = fresh_dir(&format!("vito-browser-{result}-sticks"));
+        let copy = bare.join("robot.urdf");
+        std::fs::copy(root.join(urdf), &copy).unwrap();
+        let out = bare.join("page");
+        let dir = root.join("results").join(result);
+        vito(&[
+            "view",
+            dir.to_str().unwrap(),
+            "--robot",
+            copy.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let width = 1280;
+        let meshed = robot_pixels(&screenshot(&bin, &html, result, 0.0), width);
+        let sticks = robot_pixels(
+            &screenshot(
+                &bin,
+                &out.join("view.html"),
+                &format!("{result}-sticks"),
+                0.0,
+            ),
+            width,
+        );
+        eprintln!("{result}: {meshed} robot pixels with meshes, {sticks} as sticks");
+        assert!(
+            meshed > 2 * sticks && sticks > 500,
+            "{result}: {meshed} pixels with meshes against {sticks} as sticks"
+        );
+        let _ = std::fs::remove_dir_all(&bare);
+    }
 }
 
 /// Writes a binary STL of a wavy tube (radius about 0.035 m, 0.4 m long) of `2 n m` triangles.

@@ -2,7 +2,7 @@
 //! directory alone (`vito view`): the robot file and base, the contact points, the targets,
 //! and the terrain when the problem has one.
 
-use crate::model::{BaseKind, Model};
+use crate::model::{BaseKind, LockReason, Model};
 use crate::problem::{TimeSpec, TrajectoryProblem};
 use crate::terms::Target;
 use serde::{Deserialize, Serialize};
@@ -36,6 +36,10 @@ pub struct RobotRecord {
     /// The contact points.
     #[serde(default)]
     pub contact_points: Vec<ContactRecord>,
+    /// The joints the problem locked (`lock:`), with their values: the result's model is the
+    /// URDF's reduced by them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locked: Vec<(String, f64)>,
 }
 
 impl RobotRecord {
@@ -54,6 +58,13 @@ impl RobotRecord {
                     offset: c.offset.into(),
                     radius: c.radius,
                 })
+                .collect(),
+            locked: model
+                .report()
+                .locked
+                .iter()
+                .filter(|l| l.reason == LockReason::Requested)
+                .map(|l| (l.joint.clone(), l.value))
                 .collect(),
         }
     }

@@ -176,7 +176,36 @@ pub fn write_views(
                 .base
                 .or(first.report.robot.base)
                 .unwrap_or(BaseKind::Fixed);
-            loaded = load_urdf(&path, base).map_err(|e| OutputError::Robot(e.to_string()))?;
+            let locks: Vec<(String, Option<f64>)> = first
+                .report
+                .robot
+                .locked
+                .iter()
+                .map(|(joint, value)| (joint.clone(), Some(*value)))
+                .collect();
+            let urdf = load_urdf(&path, base).map_err(|e| OutputError::Robot(e.to_string()))?;
+            let mut model = if locks.is_empty() {
+                urdf
+            } else {
+                urdf.locked(&locks).map_err(|e| {
+                    OutputError::Robot(format!("{}: the result's lock: {e}", path.display()))
+                })?
+            };
+            // The problem's own contact points (`contact_points:`), which the URDF lacks.
+            for c in &first.report.robot.contact_points {
+                if !model.contact_points().iter().any(|p| p.name == c.name) {
+                    model = model
+                        .with_contact_point(&c.name, &c.body, Vec3::from(c.offset), c.radius)
+                        .map_err(|e| {
+                            OutputError::Robot(format!(
+                                "{}: the result's contact point '{}': {e}",
+                                path.display(),
+                                c.name
+                            ))
+                        })?;
+                }
+            }
+            loaded = model;
             (&loaded, Some(path))
         }
     };
