@@ -231,6 +231,16 @@ fn negative_weights_and_bad_solver_settings() {
     );
     assert_mentions(&msg, &["costs.tracking.weight", "3 entries", "needs 2"]);
     let msg = error_of(
+        "friction_work.yaml",
+        &GOOD.replace("costs: {effort: 1}", "costs: {friction_work: -0.2}"),
+    );
+    assert_mentions(&msg, &["costs.friction_work", "non-negative", "-0.2"]);
+    let msg = error_of(
+        "friction_work_ground.yaml",
+        &GOOD.replace("costs: {effort: 1}", "costs: {friction_work: 0.2}"),
+    );
+    assert_mentions(&msg, &["costs.friction_work", "needs a terrain"]);
+    let msg = error_of(
         "solver.yaml",
         &format!("{GOOD}solver: {{max_iterations: 0}}\n"),
     );

@@ -111,6 +111,11 @@ constraints:\n  - frame_bounds: {frame: l_foot_rear_left, x: [-1, 1], z: [0.05, 
 - frame_position: {frame: l_palm, position: [0.3, 0.3, 0.6], time: end}\n\
 costs: {effort: 0.01, tracking: {weight: 0.5, q: [0, 0, 0.93, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}}\n";
 
+/// The contact problems' cost, and with the energy friction dissipates charged
+/// (`costs.friction_work`, the bilinear `ψ Σ b` of the contact variables).
+const FRICTIONLESS_COST: &str = "costs: {effort: 0.01}";
+const FRICTION_WORK_COST: &str = "costs: {effort: 0.01, friction_work: 0.5}";
+
 /// The mimic chain of `fixtures::quirks`: its follower's input acts on its leader too.
 fn mimic_problem() -> TrajectoryProblem {
     let dir = scratch::fresh_dir("vito-transcription-mimic");
@@ -147,10 +152,12 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
         "bs.yaml",
         &format!(
             "{}complementarity: {{method: smoothing, start: 0.05}}\n",
-            BIPED_CONTACT.replace(
-                "initial: {q: {base_z: 0.9}}",
-                "initial: {q: {base_z: 0.9}, at_rest: [l_heel, r_toe]}\nfinal: {at_rest: [l_toe]}"
-            )
+            BIPED_CONTACT
+                .replace(
+                    "initial: {q: {base_z: 0.9}}",
+                    "initial: {q: {base_z: 0.9}, at_rest: [l_heel, r_toe]}\nfinal: {at_rest: [l_toe]}"
+                )
+                .replace(FRICTIONLESS_COST, FRICTION_WORK_COST)
         ),
     );
     let clearance = problem(
@@ -161,11 +168,13 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
         "br.yaml",
         &format!(
             "{}{QUADRUPED_CLEARANCE}complementarity: {{method: relaxation}}\n",
-            QUADRUPED_CONTACT.replace(
-                "initial: {q: {base_z: 0.19}}",
-                "initial: {q: {base_z: 0.19}, v: {base_x: 0.1}, at_rest: [hl_foot]}\n\
-                 final: {v: {base_z: 0}, at_rest: [fl_foot, hr_foot]}"
-            )
+            QUADRUPED_CONTACT
+                .replace(
+                    "initial: {q: {base_z: 0.19}}",
+                    "initial: {q: {base_z: 0.19}, v: {base_x: 0.1}, at_rest: [hl_foot]}\n\
+                     final: {v: {base_z: 0}, at_rest: [fl_foot, hr_foot]}"
+                )
+                .replace(FRICTIONLESS_COST, FRICTION_WORK_COST)
         ),
     );
     vec![
@@ -181,10 +190,14 @@ fn instances() -> Vec<(String, TrajectoryProblem, usize)> {
             quadruped_contact,
             2,
         ),
-        ("biped smoothed contact at rest simpson".into(), smoothed, 2),
+        (
+            "biped smoothed contact at rest, friction work, simpson".into(),
+            smoothed,
+            2,
+        ),
         ("biped obstacle clearance simpson".into(), clearance, 2),
         (
-            "quadruped relaxed contact at rest simpson".into(),
+            "quadruped relaxed contact at rest, friction work, simpson".into(),
             relaxed,
             2,
         ),
@@ -226,7 +239,7 @@ fn jacobians_match_finite_differences() {
 }
 
 /// The objective's gradient (every cost of every instance: effort, velocity, tracking,
-/// terminal, frame targets, the contact penalty) against central differences of the
+/// terminal, frame targets, the contact penalty, the friction work) against central differences of the
 /// objective.
 #[test]
 fn gradients_match_finite_differences() {

@@ -368,11 +368,16 @@ fn robot_pixels(rgb: &[u8], width: usize) -> usize {
     const BACKGROUND: [u8; 3] = [244, 245, 247];
     const FLOOR: [u8; 3] = [231, 233, 238];
     let far = |px: &[u8], c: [u8; 3]| (0..3).any(|k| px[k].abs_diff(c[k]) > 60);
-    rgb.chunks_exact(3 * width)
-        .take(rgb.len() / (3 * width) - 40)
-        .flat_map(|row| row.chunks_exact(3).take(width - 250))
+    view_pixels(rgb, width)
         .filter(|px| far(px, BACKGROUND) && far(px, FLOOR))
         .count()
+}
+
+/// The pixels of a screenshot's view: left of the panel, above the time bar.
+fn view_pixels(rgb: &[u8], width: usize) -> impl Iterator<Item = &[u8]> {
+    rgb.chunks_exact(3 * width)
+        .take(rgb.len() / (3 * width) - 40)
+        .flat_map(move |row| row.chunks_exact(3).take(width - 250))
 }
 
 #[test]
@@ -434,15 +439,19 @@ fn a_robot_with_meshes_in_the_browser() {
 }
 
 /// The committed pages of the public robots (`robots/README.md`, "Public robots") draw their
-/// bundled meshes within the meshed page's size and load time, and cover far more of the
-/// picture than the same result drawn as a stick figure (its URDF copied where no meshes are).
+/// bundled meshes within the meshed page's size and load time, and change more of the picture
+/// than the stick figure covers when the same result is drawn as sticks (its URDF copied where
+/// no meshes are).
 #[test]
 fn public_robots_pages_draw_their_meshes() {
     let Some(bin) = browser("public_robots_pages_draw_their_meshes") else {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (result, urdf) in [("talos_ball_pick", "robots/talos/talos.urdf")] {
+    for (result, urdf) in [
+        ("talos_ball_pick", "robots/talos/talos.urdf"),
+        ("solo12_walk", "robots/solo12/solo12.urdf"),
+    ] {
         let html = root.join("results").join(result).join("view.html");
         let (v, _) = check_page_within(&bin, &html, result, MAX_MESHED_BYTES, &[]);
         assert_eq!(
@@ -464,21 +473,26 @@ fn public_robots_pages_draw_their_meshes() {
             "-o",
             out.to_str().unwrap(),
         ]);
+        // Grey meshes on the light floor are not "far" from it (`robot_pixels`), so the
+        // meshes are measured as what they change in the picture against the sticks: more
+        // pixels than the stick figure covers.
         let width = 1280;
-        let meshed = robot_pixels(&screenshot(&bin, &html, result, 0.0), width);
-        let sticks = robot_pixels(
-            &screenshot(
-                &bin,
-                &out.join("view.html"),
-                &format!("{result}-sticks"),
-                0.0,
-            ),
-            width,
+        let meshed = screenshot(&bin, &html, result, 0.0);
+        let sticks = screenshot(
+            &bin,
+            &out.join("view.html"),
+            &format!("{result}-sticks"),
+            0.0,
         );
-        eprintln!("{result}: {meshed} robot pixels with meshes, {sticks} as sticks");
+        let changed = view_pixels(&meshed, width)
+            .zip(view_pixels(&sticks, width))
+            .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 30))
+            .count();
+        let stick_pixels = robot_pixels(&sticks, width);
+        eprintln!("{result}: the meshes change {changed} pixels; the sticks cover {stick_pixels}");
         assert!(
-            meshed > 2 * sticks && sticks > 500,
-            "{result}: {meshed} pixels with meshes against {sticks} as sticks"
+            changed > stick_pixels && stick_pixels > 500,
+            "{result}: the meshes change {changed} pixels, the sticks cover {stick_pixels}"
         );
         let _ = std::fs::remove_dir_all(&bare);
     }

@@ -178,6 +178,12 @@ impl TrajectoryProblem {
     pub fn cost_kinds(&self) -> Vec<&'static str> {
         self.costs.iter().map(|c| c.key()).collect()
     }
+
+    /// The weight (per joule) of the energy friction dissipates at the contact points
+    /// (`costs.friction_work`; 0 without it).
+    pub fn friction_work(&self) -> f64 {
+        self.costs.iter().map(|c| c.friction_work()).sum()
+    }
 }
 
 /// How a transcription poses the complementarity of the contact conditions.

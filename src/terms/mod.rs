@@ -64,7 +64,7 @@ macro_rules! register {
 register! {
     /// The kinds of cost a problem file's `costs:` may name, in the order their terms are laid
     /// out.
-    COSTS = [effort, velocity, tracking, terminal, targets]
+    COSTS = [effort, velocity, tracking, terminal, targets, friction_work]
 }
 
 register! {
@@ -158,6 +158,12 @@ pub(crate) trait TermSpec: fmt::Debug + Send + Sync {
     /// The configuration it pulls the robot towards, if any: where the static balance starts.
     fn posture(&self) -> Option<&[f64]> {
         None
+    }
+
+    /// The weight (per joule) it puts on the energy friction dissipates at the contact points,
+    /// which the contact term charges (`friction_work.rs`).
+    fn friction_work(&self) -> f64 {
+        0.0
     }
 }
 

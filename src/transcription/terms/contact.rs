@@ -64,6 +64,9 @@ struct Contact {
     constant: Vec<(usize, usize, f64)>,
     /// Per row of a contact point: what it depends on (see [`Contact::row_uses`]).
     uses: Vec<RowUses>,
+    /// Weight of the friction power `ψ Σ_j b_j` in the cost, per unit of the contact
+    /// variables (`costs.friction_work` times the force scale; `terms/friction_work.rs`).
+    friction_work: f64,
     /// Per contact point, whether the problem rests it on the ground at the start and at the
     /// end (`initial.at_rest`, `final.at_rest`, `terms/at_rest.rs`).
     resting: [Vec<bool>; 2],
@@ -125,6 +128,7 @@ pub(super) fn add(prob: &TrajectoryProblem, terms: &mut Vec<Box<dyn PointTerm>>)
         pairs: model.pairs(),
         constant,
         uses,
+        friction_work: prob.friction_work() * model.force_scale,
     }));
 }
 
@@ -633,6 +637,23 @@ impl PointTerm for Contact {
                 }
             }
         }
+        // The energy friction dissipates (`costs.friction_work`): `w σ ψ Σ_j b_j` per point.
+        if self.friction_work > 0.0 {
+            let w = self.friction_work * p.weight;
+            for l in 0..self.model.sites.len() {
+                let psi = local.own[l * k + SLIDING];
+                let friction = (0..self.model.directions)
+                    .map(|j| local.own[l * k + self.model.friction(j)])
+                    .sum::<f64>();
+                f_reg += w * psi * friction;
+                if let Some((s, g)) = grad.as_mut() {
+                    g[ix.own(l * k + SLIDING)] += *s * w * friction;
+                    for j in 0..self.model.directions {
+                        g[ix.own(l * k + self.model.friction(j))] += *s * w * psi;
+                    }
+                }
+            }
+        }
         let ComplementarityMethod::Penalty(weight) = self.method else {
             return f_reg;
         };
@@ -693,6 +714,13 @@ impl PointTerm for Contact {
             {
                 let z = ix.own(l * k + var);
                 out.push((z, z));
+            }
+            if self.friction_work > 0.0 {
+                let psi = ix.own(l * k + SLIDING);
+                for j in 0..self.model.directions {
+                    let b = ix.own(l * k + self.model.friction(j));
+                    out.push((psi.max(b), psi.min(b)));
+                }
             }
             if self.reach_rows() > 0 {
                 for &j in &self.chains[l] {
