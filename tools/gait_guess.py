@@ -101,7 +101,8 @@ class Robot:
             self.feet.append((name, fid, offset, columns))
 
     def joint_names(self):
-        return [n for n in self.model.names[2:]]
+        """The URDF's joints, in Pinocchio's order (after the free flyer)."""
+        return list(self.model.names[2:])
 
     def configuration(self, base, joints):
         """Pinocchio's q for a level body at `base` (x, y, z) with joint values by name."""
@@ -139,10 +140,12 @@ class Robot:
 
 
 def gaps_of(problem):
-    return [g for g in (problem.get("terrain") or {}).get("gaps", [])]
+    """The terrain's gaps (`terrain.gaps`), none without a terrain."""
+    return list((problem.get("terrain") or {}).get("gaps", []))
 
 
 def avoid(x, gaps, margin):
+    """A landing point `x` moved to the nearer edge's margin when it falls near a gap."""
     for g in gaps:
         lo = g["x"][0] - margin
         hi = g["x"][1] + margin
