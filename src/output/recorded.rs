@@ -2,8 +2,10 @@
 //! directory alone (`vito view`): the robot file and base, the contact points, the targets,
 //! and the terrain when the problem has one.
 
-use crate::model::{BaseKind, LockReason, Model};
+use super::OutputError;
+use crate::model::{BaseKind, LockReason, Model, load_urdf};
 use crate::problem::{TimeSpec, TrajectoryProblem};
+use crate::spatial::Vec3;
 use crate::terms::Target;
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path, PathBuf};
@@ -67,6 +69,36 @@ impl RobotRecord {
                 .map(|l| (l.joint.clone(), l.value))
                 .collect(),
         }
+    }
+
+    /// The result's model from its URDF `path` and `base`: reduced by the recorded locks,
+    /// with the recorded contact points the URDF lacks (a problem's `contact_points:`).
+    ///
+    /// # Errors
+    /// [`OutputError::Robot`] naming the file, when it cannot be read or the record does not
+    /// fit it.
+    pub fn model(&self, path: &Path, base: BaseKind) -> Result<Model, OutputError> {
+        let fault = |what: String| OutputError::Robot(format!("{}: {what}", path.display()));
+        let urdf = load_urdf(path, base).map_err(|e| OutputError::Robot(e.to_string()))?;
+        let locks: Vec<(String, Option<f64>)> = self
+            .locked
+            .iter()
+            .map(|(joint, value)| (joint.clone(), Some(*value)))
+            .collect();
+        let mut model = if locks.is_empty() {
+            urdf
+        } else {
+            urdf.locked(&locks)
+                .map_err(|e| fault(format!("the result's lock: {e}")))?
+        };
+        for c in &self.contact_points {
+            if !model.contact_points().iter().any(|p| p.name == c.name) {
+                model = model
+                    .with_contact_point(&c.name, &c.body, Vec3::from(c.offset), c.radius)
+                    .map_err(|e| fault(format!("the result's contact point '{}': {e}", c.name)))?;
+            }
+        }
+        Ok(model)
     }
 }
 

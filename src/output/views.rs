@@ -11,7 +11,7 @@ use super::result_dir::{RecordedReport, read_motion, read_report};
 use super::scene::{Scene, SceneInput};
 use super::viewer::write_viewer;
 use super::{Formats, OutputError};
-use crate::model::{BaseKind, Model, load_urdf};
+use crate::model::{BaseKind, Model};
 use crate::spatial::Vec3;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -176,36 +176,7 @@ pub fn write_views(
                 .base
                 .or(first.report.robot.base)
                 .unwrap_or(BaseKind::Fixed);
-            let locks: Vec<(String, Option<f64>)> = first
-                .report
-                .robot
-                .locked
-                .iter()
-                .map(|(joint, value)| (joint.clone(), Some(*value)))
-                .collect();
-            let urdf = load_urdf(&path, base).map_err(|e| OutputError::Robot(e.to_string()))?;
-            let mut model = if locks.is_empty() {
-                urdf
-            } else {
-                urdf.locked(&locks).map_err(|e| {
-                    OutputError::Robot(format!("{}: the result's lock: {e}", path.display()))
-                })?
-            };
-            // The problem's own contact points (`contact_points:`), which the URDF lacks.
-            for c in &first.report.robot.contact_points {
-                if !model.contact_points().iter().any(|p| p.name == c.name) {
-                    model = model
-                        .with_contact_point(&c.name, &c.body, Vec3::from(c.offset), c.radius)
-                        .map_err(|e| {
-                            OutputError::Robot(format!(
-                                "{}: the result's contact point '{}': {e}",
-                                path.display(),
-                                c.name
-                            ))
-                        })?;
-                }
-            }
-            loaded = model;
+            loaded = first.report.robot.model(&path, base)?;
             (&loaded, Some(path))
         }
     };
