@@ -265,7 +265,7 @@ fn the_result_accounts_for_its_iterations() {
     assert!(result.history[1..].iter().all(|r| r.factorizations >= 1));
     assert!(result.evaluations.hessian >= result.iterations);
     let t = &result.timing;
-    assert!(t.total >= t.nlp_evaluation + t.qp);
+    assert!(t.total >= t.nlp_evaluation + t.linear);
 }
 
 fn trajectory(name: &str, method: Method) -> SolverResult {

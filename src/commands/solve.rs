@@ -100,13 +100,13 @@ fn print_summary(prob: &TrajectoryProblem, solved: &Solved, writing_s: f64) {
     let outcome = &solved.outcome;
     let r = &outcome.result;
     eprintln!(
-        "{:?} after {} iterations in {:.3} s (NLP {:.3} s, QP {:.3} s): objective {:.6e}, \
+        "{:?} after {} iterations in {:.3} s (NLP {:.3} s, linear algebra {:.3} s): objective {:.6e}, \
          constraint violation {:.1e}, dual infeasibility {:.1e}; {} variables, {} constraints, {} Jacobian nonzeros",
         r.status,
         r.iterations,
         r.timing.total.as_secs_f64(),
         r.timing.nlp_evaluation.as_secs_f64(),
-        r.timing.qp.as_secs_f64(),
+        r.timing.linear.as_secs_f64(),
         r.objective,
         r.residuals.primal_infeasibility,
         r.residuals.dual_infeasibility,

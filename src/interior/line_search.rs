@@ -16,14 +16,15 @@ use std::time::Instant;
 
 use super::direction::Direction;
 use super::point::{Row, barrier_gradient};
-use super::solver::{InteriorPoint, StepInfo};
+use super::solver::InteriorPoint;
 use crate::nlp::filter::{LinePoint, Verdict};
+use crate::nlp::iteration::StepInfo;
 
 /// The step length's factor after a rejected trial point (IPOPT's default, also of the
 /// restoration phase's search).
 pub(super) const BACKTRACK: f64 = 0.5;
 
-impl InteriorPoint<'_, '_> {
+impl InteriorPoint<'_, '_, '_> {
     /// The largest step in `(0, 1]` along `d` that keeps every distance to a bound above
     /// `1 − τ` of its current value: of the primal variables and slacks (`primal`), or of the
     /// bound multipliers.
@@ -142,7 +143,7 @@ impl InteriorPoint<'_, '_> {
                     if verdict == Verdict::FilterStep {
                         self.augment_filter(p.theta, p.f);
                     }
-                    info.alpha = alpha;
+                    info.step_length = alpha;
                     break true;
                 }
                 let corrected = first
@@ -199,7 +200,7 @@ impl InteriorPoint<'_, '_> {
                 None,
                 &mut soc,
             );
-            info.solves += 1;
+            info.linear_solves += 1;
             self.linear_time += timer.elapsed();
             let alpha_soc = self.fraction_to_boundary(&soc, true);
             let Some(trial) = self.try_point(&soc, alpha_soc) else {
@@ -213,7 +214,7 @@ impl InteriorPoint<'_, '_> {
                 if verdict == Verdict::FilterStep {
                     self.augment_filter(current.theta, current.f);
                 }
-                info.alpha = alpha_soc;
+                info.step_length = alpha_soc;
                 info.second_order_correction = true;
                 accepted = true;
                 break;

@@ -21,14 +21,15 @@ use std::time::Instant;
 use super::direction::Direction;
 use super::line_search::BACKTRACK;
 use super::point::{Point, Row};
-use super::solver::{InteriorPoint, StepInfo, Stop};
+use super::solver::InteriorPoint;
+use crate::nlp::iteration::{StepInfo, Stop};
 use crate::nlp::outcome::Status;
 
 /// The factor of the restoration phase's barrier parameter while its Newton step is not yet
 /// a descent direction of the residual (IPOPT's monotone decrease, `κ_μ = 0.1`).
 const RESTORATION_BARRIER_DECREASE: f64 = 0.1;
 
-impl InteriorPoint<'_, '_> {
+impl InteriorPoint<'_, '_, '_> {
     /// `Σ rᵢ²` at `p`.
     fn residual_squares(&self, p: &Point) -> f64 {
         (0..p.c.len())
@@ -132,7 +133,7 @@ impl InteriorPoint<'_, '_> {
                     Some(zeta),
                     d,
                 );
-                info.solves += 1;
+                info.linear_solves += 1;
                 let slope = self.residual_slope(d);
                 if -slope > ip.restoration_stationary * squares || mu_r <= self.mu_min() {
                     break slope;
@@ -178,7 +179,7 @@ impl InteriorPoint<'_, '_> {
                 .trial
                 .barrier(&self.layout, &self.problem, self.mu, ip.damping);
             if theta <= ip.restoration_reduction * theta0 && self.filter.acceptable(theta, phi) {
-                info.alpha = alpha;
+                info.step_length = alpha;
                 return Ok(());
             }
             // The row multipliers stay those of the phase's start.

@@ -1,18 +1,19 @@
 //! The interior-point iteration: the starting point, the barrier parameter's updates, one
 //! Newton step per iteration with its line search (`line_search.rs`) or the restoration phase
-//! (`restoration.rs`), and termination on vito's own residuals.
+//! (`restoration.rs`), as an [`NlpMethod`] run by the loop both methods share
+//! (`crate::nlp::iteration`), which ends it on vito's own residuals.
 
 use std::time::{Duration, Instant};
 
 use super::direction::{Direction, NewtonSystem};
 use super::point::{Layout, Point, Row};
+use crate::nlp::curvature_scale::next_curvature_scale;
 use crate::nlp::filter::Filter;
-use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status, Timing};
+use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop};
+use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status};
 use crate::nlp::problem::Problem;
-use crate::nlp::report::{Observer, Progress};
 use crate::nlp::residuals::{Bounds, KktPoint, residuals};
 use crate::nlp::settings::{Method, Settings, Tuning};
-use crate::nlp::termination::Termination;
 use crate::nlp::{InteriorSettings, SmoothingPath};
 use crate::qp::sparse::add_transpose_triplets;
 
@@ -20,36 +21,8 @@ use crate::qp::sparse::add_transpose_triplets;
 /// optimality error is scaled down.
 const S_MAX: f64 = 100.0;
 
-/// What happened in one iteration, for its record.
-#[derive(Default, Clone, Copy)]
-pub(super) struct StepInfo {
-    pub(super) shift: f64,
-    pub(super) alpha: f64,
-    pub(super) step_norm: f64,
-    pub(super) factorizations: usize,
-    pub(super) solves: usize,
-    pub(super) linear_time: Duration,
-    pub(super) second_order_correction: bool,
-    pub(super) restoration: bool,
-}
-
-/// Why the iteration stops.
-pub(super) struct Stop {
-    pub(super) status: Status,
-    pub(super) message: String,
-}
-
-impl Stop {
-    pub(super) fn new(status: Status, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-        }
-    }
-}
-
 /// The state of one interior-point solve.
-pub(crate) struct InteriorPoint<'s, 'p> {
+pub(crate) struct InteriorPoint<'s, 'p, 'w> {
     pub(super) settings: &'s Settings,
     pub(super) problem: Problem<'p>,
     pub(super) layout: Layout,
@@ -68,6 +41,8 @@ pub(crate) struct InteriorPoint<'s, 'p> {
     pub(super) curvature_scale: f64,
     /// Whether the objective's Hessian is positive semidefinite at the start.
     objective_convex: bool,
+    /// An earlier solve of a problem with the same rows to start from (`warm_from`).
+    warm_start: Option<&'w SolverResult>,
     /// The solve started from an earlier solution's multipliers.
     warm: bool,
     /// The relaxation `ε` of the complementarity product rows.
@@ -75,9 +50,7 @@ pub(crate) struct InteriorPoint<'s, 'p> {
     /// The path of the problem's smoothing parameter, driven with `μ`, and its value now.
     smoothing_path: Option<SmoothingPath>,
     smoothing: f64,
-    start: Instant,
     pub(super) linear_time: Duration,
-    history: Vec<IterationRecord>,
     /// Scratch: stationarity, vito's bound multipliers, scaled multipliers, row values
     /// (`J d`, corrections' residuals) and a right-hand side.
     stationarity: Vec<f64>,
@@ -87,8 +60,8 @@ pub(crate) struct InteriorPoint<'s, 'p> {
     rhs: Vec<f64>,
 }
 
-impl<'s, 'p> InteriorPoint<'s, 'p> {
-    pub(crate) fn new(settings: &'s Settings, mut problem: Problem<'p>, start: Instant) -> Self {
+impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
+    pub(crate) fn new(settings: &'s Settings, mut problem: Problem<'p>) -> Self {
         let relaxation = if problem.products.len() > 0 {
             settings.relaxation_initial
         } else {
@@ -110,13 +83,12 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             filter: Filter::default(),
             curvature_scale: 1.0,
             objective_convex: false,
+            warm_start: None,
             warm: false,
             relaxation,
             smoothing_path: None,
             smoothing: 0.0,
-            start,
             linear_time: Duration::ZERO,
-            history: Vec::new(),
             stationarity: vec![0.0; n],
             z: vec![0.0; n],
             scaled: vec![0.0; m],
@@ -150,12 +122,6 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             .clamp(path.end, path.start)
     }
 
-    /// Whether the problem solved now is the one asked for (the smoothing at its end).
-    fn final_problem(&self) -> bool {
-        self.smoothing_path
-            .is_none_or(|path| self.smoothing <= path.end)
-    }
-
     pub(super) fn ip(&self) -> &InteriorSettings {
         &self.settings.tuning.interior
     }
@@ -164,23 +130,11 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         &self.settings.tuning
     }
 
-    /// Solves from the problem's initial point (with the multipliers of `warm`, an earlier
-    /// solve of a problem with the same rows, when given) and reports every iterate to
-    /// `observer`.
-    pub(crate) fn solve(
-        mut self,
-        observer: &mut dyn Observer,
-        progress: &Progress,
-        warm: Option<&SolverResult>,
-    ) -> SolverResult {
-        if self.smoothing_path.is_some() {
-            self.smoothing = self.smoothing_for(self.mu);
-            self.problem.set_smoothing(self.smoothing);
-        }
-        match self.initialize(warm) {
-            Ok(()) => self.run(observer, progress),
-            Err(stop) => self.finish(stop.status, stop.message),
-        }
+    /// Starts from the multipliers of `warm`, an earlier solve of a problem with the same
+    /// rows, when given (one of other sizes is ignored).
+    pub(crate) fn warm_from(mut self, warm: Option<&'w SolverResult>) -> Self {
+        self.warm_start = warm;
+        self
     }
 
     /// The starting point (IPOPT's, Wächter & Biegler §3.6): `x₀` pushed inside its bounds,
@@ -188,11 +142,11 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
     /// `bound_multiplier_initial` and row multipliers by least squares. A warm start keeps
     /// `warm`'s multipliers (`warm_multipliers`), pushes by `warm_push` only and starts at
     /// `μ = mu_warm`.
-    fn initialize(&mut self, warm: Option<&SolverResult>) -> Result<(), Stop> {
+    fn start_at(&mut self) -> Result<(), Stop> {
         let evaluation = |e: String| Stop::new(Status::EvaluationError, e);
         let x0 = self.problem.initial_point().map_err(evaluation)?;
         let ip = self.ip().clone();
-        let warm = warm.filter(|w| {
+        let warm = self.warm_start.filter(|w| {
             w.bound_multipliers.len() == self.problem.n
                 && w.constraint_multipliers.len() + w.complementarity_multipliers.len()
                     == self.problem.m()
@@ -338,7 +292,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
     /// vito's residuals at the current point (`residuals.rs`), with `z = z_U − z_L` (a fixed
     /// variable's closes its stationarity) and the complementarity of the slacks, which carry
     /// the rows' bounds.
-    fn residuals(&mut self) -> Residuals {
+    fn kkt_residuals(&mut self) -> Residuals {
         let p = &self.cur;
         self.stationarity.copy_from_slice(&p.g);
         add_transpose_triplets(
@@ -492,72 +446,9 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         true
     }
 
-    fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SolverResult {
-        let mut step = StepInfo::default();
-        let mut termination = Termination::new(self.settings, self.start);
-        let mut iteration = 0;
-        loop {
-            let mut r = self.residuals();
-            let relaxation_decreased = self.update_relaxation(&r);
-            if relaxation_decreased {
-                r = self.residuals();
-            }
-            self.update_barrier(&r);
-            match self.update_smoothing() {
-                Ok(true) => r = self.residuals(),
-                Ok(false) => {}
-                Err(stop) => return self.finish(stop.status, stop.message),
-            }
-            let record = IterationRecord {
-                iteration,
-                objective: self.cur.f,
-                primal_infeasibility: r.primal_infeasibility,
-                dual_infeasibility: r.dual_infeasibility,
-                complementarity: r.complementarity,
-                complementarity_violation: r.complementarity_violation,
-                regularization: step.shift,
-                step_length: step.alpha,
-                step_norm: step.step_norm,
-                barrier: self.mu,
-                smoothing: self.smoothing,
-                qp_iterations: step.solves,
-                qp_time_s: step.linear_time.as_secs_f64(),
-                factorizations: step.factorizations,
-                second_order_correction: step.second_order_correction,
-                restoration: step.restoration,
-                relaxation_decreased,
-                ..IterationRecord::default()
-            };
-            observer.iteration(&record);
-            progress.iteration(&record);
-            self.history.push(record);
-            if let Some((status, message)) = termination.check(&r, iteration, self.final_problem())
-            {
-                return self.finish(status, message);
-            }
-            let (timer, factorizations) = (Instant::now(), self.newton.kkt.factorizations());
-            let linear = self.linear_time;
-            step = StepInfo::default();
-            if let Err(stop) = self.step(&mut step) {
-                let (status, message) = if self.final_problem() {
-                    termination.after_failure(&r, stop.status, stop.message)
-                } else {
-                    (stop.status, stop.message)
-                };
-                return self.finish(status, message);
-            }
-            step.factorizations = self.newton.kkt.factorizations() - factorizations;
-            step.linear_time = self.linear_time - linear;
-            if let Some(last) = self.history.last_mut() {
-                last.step_time_s = timer.elapsed().as_secs_f64();
-            }
-            iteration += 1;
-        }
-    }
-
     /// One iteration: the Newton step, its line search (or the restoration phase when the
     /// line search fails), and the new point's derivatives.
-    fn step(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
+    fn newton_step(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
         let timer = Instant::now();
         let ip = self.ip().clone();
         let hess = std::mem::take(&mut self.cur.hess);
@@ -577,7 +468,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
                 "no Hessian shift gave the Newton system the right inertia",
             ));
         }
-        info.shift = self.newton.shift;
+        info.regularization = self.newton.shift;
         let (cur, layout, problem) = (&self.cur, &self.layout, &self.problem);
         self.newton.solve(
             problem,
@@ -589,7 +480,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             None,
             &mut self.d,
         );
-        info.solves += 1;
+        info.linear_solves += 1;
         self.linear_time += timer.elapsed();
         info.step_norm = self.d.dx.iter().fold(0.0, |a: f64, v| a.max(v.abs()));
         if !self.line_search(info) {
@@ -599,63 +490,91 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
         self.accept_trial()
     }
 
-    /// Evaluates the accepted trial point's derivatives with the curvature scale of the next
-    /// Hessian and makes it the current point.
-    ///
-    /// The Hessian is `∇²f + τ_c Σ yᵢ∇²cᵢ`, vito's guard against poor multipliers far from a
-    /// solution (the SQP's, `crate::sqp`): `τ_c` is divided by `curvature_decrease` after a
-    /// step that needed a shift above `curvature_shift` — only on a cold start whose
-    /// objective is convex — and multiplied by it, up to 1, after one that needed none. Near
-    /// a solution no step needs a shift, `τ_c = 1` and the Newton steps are exact. Measured
-    /// (`docs/benchmarks.md`): without it the single pendulum's swing-up follows a near-singular
-    /// Newton step of 30 rad to a local optimum 50 times worse (as IPOPT does on the same
-    /// NLP); on a warm start its multipliers are the last solution's and the contact rows'
-    /// curvature is what the step needs.
+    /// Evaluates the accepted trial point's derivatives with the curvature scale `τ_c` of the
+    /// next Hessian (`crate::nlp::curvature_scale`; it may shrink only on a cold start whose
+    /// objective is convex: on a warm start the multipliers are the last solution's and the
+    /// contact rows' curvature is what the step needs) and makes it the current point.
     fn accept_trial(&mut self) -> Result<(), Stop> {
-        let t = self.tuning();
-        let shrink = !self.warm && self.objective_convex && self.newton.shift > t.curvature_shift;
-        if shrink {
-            self.curvature_scale /= t.curvature_decrease;
-        } else if self.newton.shift == 0.0 {
-            self.curvature_scale = (self.curvature_scale * t.curvature_decrease).min(1.0);
-        }
+        let may_shrink = !self.warm && self.objective_convex;
+        self.curvature_scale = next_curvature_scale(
+            self.curvature_scale,
+            self.newton.shift,
+            may_shrink,
+            self.tuning(),
+        );
         self.trial
             .evaluate_derivatives(&mut self.problem, self.curvature_scale, &mut self.scaled)
             .map_err(|e| Stop::new(Status::EvaluationError, e))?;
         std::mem::swap(&mut self.cur, &mut self.trial);
         Ok(())
     }
+}
 
-    fn finish(&mut self, status: Status, message: impl Into<String>) -> SolverResult {
-        let residuals = if self.cur.f.is_finite() {
-            self.residuals()
-        } else {
-            Residuals::default()
-        };
-        let m_nlp = self.problem.m_nlp;
-        let p = &self.cur;
-        SolverResult {
-            status,
-            message: message.into(),
-            method: Method::InteriorPoint,
-            x: p.x.clone(),
-            objective: p.f,
-            constraints: p.c[..m_nlp].to_vec(),
-            constraint_multipliers: p.y[..m_nlp].to_vec(),
-            bound_multipliers: self.z.clone(),
-            complementarity_multipliers: p.y[m_nlp..].to_vec(),
-            residuals,
-            relaxation: self.relaxation,
-            iterations: self.history.len().saturating_sub(1),
-            qp_iterations: self.history.iter().map(|r| r.qp_iterations).sum(),
-            evaluations: self.problem.counts,
-            timing: Timing {
-                total: self.start.elapsed(),
-                nlp_evaluation: self.problem.time,
-                qp: self.linear_time,
-            },
-            history: std::mem::take(&mut self.history),
+impl NlpMethod for InteriorPoint<'_, '_, '_> {
+    const METHOD: Method = Method::InteriorPoint;
+
+    fn initialize(&mut self) -> Result<(), Stop> {
+        if self.smoothing_path.is_some() {
+            self.smoothing = self.smoothing_for(self.mu);
+            self.problem.set_smoothing(self.smoothing);
         }
+        self.start_at()
+    }
+
+    /// The relaxation's, then the barrier parameter's, then the smoothing's update.
+    fn update(&mut self) -> Result<(Residuals, bool), Stop> {
+        let mut r = self.kkt_residuals();
+        let relaxation_decreased = self.update_relaxation(&r);
+        if relaxation_decreased {
+            r = self.kkt_residuals();
+        }
+        self.update_barrier(&r);
+        if self.update_smoothing()? {
+            r = self.kkt_residuals();
+        }
+        Ok((r, relaxation_decreased))
+    }
+
+    fn final_problem(&self) -> bool {
+        self.smoothing_path
+            .is_none_or(|path| self.smoothing <= path.end)
+    }
+
+    fn step(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
+        self.newton_step(info)
+    }
+
+    fn describe(&self, record: &mut IterationRecord) {
+        record.objective = self.cur.f;
+        record.barrier = self.mu;
+        record.smoothing = self.smoothing;
+    }
+
+    fn residuals(&mut self) -> Residuals {
+        self.kkt_residuals()
+    }
+
+    fn current(&self) -> Current<'_> {
+        let p = &self.cur;
+        Current {
+            x: &p.x,
+            objective: p.f,
+            c: &p.c,
+            y: &p.y,
+            z: &self.z,
+            m_nlp: self.problem.m_nlp,
+            relaxation: self.relaxation,
+            evaluations: self.problem.counts,
+            nlp_time: self.problem.time,
+        }
+    }
+
+    fn factorizations(&self) -> usize {
+        self.newton.kkt.factorizations()
+    }
+
+    fn linear_time(&self) -> Duration {
+        self.linear_time
     }
 }
 

@@ -55,14 +55,15 @@ pub struct Timing {
     pub total: Duration,
     /// Inside the problem's callbacks.
     pub nlp_evaluation: Duration,
-    /// Inside the QP backend.
-    pub qp: Duration,
+    /// Inside linear algebra: the QP solves of the SQP, the Newton systems' factorizations
+    /// and solves of the interior point.
+    pub linear: Duration,
 }
 
 impl Timing {
     /// Everything else: assembly, Hessian modification, line search bookkeeping, reporting.
     pub fn other(&self) -> Duration {
-        self.total.saturating_sub(self.nlp_evaluation + self.qp)
+        self.total.saturating_sub(self.nlp_evaluation + self.linear)
     }
 }
 
@@ -108,8 +109,9 @@ pub struct SolverResult {
     pub relaxation: f64,
     /// Iterations performed (by every method that ran: a fallback's are added).
     pub iterations: usize,
-    /// QP backend iterations summed over all subproblems.
-    pub qp_iterations: usize,
+    /// Linear solves: QP iterations summed over the SQP's subproblems, Newton-system solves
+    /// of the interior point.
+    pub linear_solves: usize,
     /// Callback counts.
     pub evaluations: EvaluationCounts,
     /// Time split.
@@ -131,7 +133,7 @@ impl SolverResult {
         }));
         later.history = history;
         later.iterations += offset;
-        later.qp_iterations += self.qp_iterations;
+        later.linear_solves += self.linear_solves;
         let (e, f) = (&mut later.evaluations, self.evaluations);
         e.objective += f.objective;
         e.gradient += f.gradient;
@@ -139,7 +141,7 @@ impl SolverResult {
         e.jacobian += f.jacobian;
         e.hessian += f.hessian;
         later.timing.nlp_evaluation += self.timing.nlp_evaluation;
-        later.timing.qp += self.timing.qp;
+        later.timing.linear += self.timing.linear;
         later
     }
 }
@@ -172,10 +174,10 @@ pub struct IterationRecord {
     /// The problem's smoothing `μ_s` at this iterate, along a smoothing path (either method:
     /// `Solver::solve_smoothed`; 0 otherwise).
     pub smoothing: f64,
-    /// QP iterations spent on the step.
-    pub qp_iterations: usize,
-    /// QP wall time spent on the step, in seconds.
-    pub qp_time_s: f64,
+    /// Linear solves of the step: QP iterations (SQP), Newton-system solves (interior point).
+    pub linear_solves: usize,
+    /// Wall time of the step's linear algebra (QPs, factorizations, solves), in seconds.
+    pub linear_time_s: f64,
     /// Wall time of the whole step (QPs, evaluations, line search), in seconds.
     pub step_time_s: f64,
     /// Numeric sparse factorizations spent on the step: vito's own `LDLᵀ` factorizations and

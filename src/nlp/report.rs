@@ -5,7 +5,7 @@
 //! numerics. [`LogObserver`] writes one line per iteration:
 //!
 //! ```text
-//! iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(ms)  lg(rg)     alpha  qp_it  fact    qp_ms  info
+//! iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(ms)  lg(rg)     alpha solves  fact   lin_ms  info
 //!    0   1.6000000e1    1.2e1    1.2e1    0.0e0    -1.0      -      -    0.00e0      0     0     0.00
 //! ```
 //!
@@ -13,11 +13,11 @@
 //! `compl` the scaled complementarity, `lg(mu)` the log10 of the interior-point method's
 //! barrier parameter (`-` for the SQP), `lg(ms)` the log10 of the smoothing it drives with it
 //! (`Solver::solve_smoothed`; `-` without), `lg(rg)` the log10 of the Hessian shift `δ` of the step
-//! that produced this iterate (inertia correction), `alpha` its step length, `qp_it` the QP
-//! iterations (face solves of the working-set solver and backend iterations; for the
-//! interior-point method the solves of its Newton system, corrections and restoration steps
-//! included), `fact` the numeric factorizations and `qp_ms` the milliseconds they took (the
-//! QP's, or the interior-point method's linear algebra). `info` flags a QP solved by the
+//! that produced this iterate (inertia correction), `alpha` its step length, `solves` its linear
+//! solves (for the SQP the QP iterations: face solves of the working-set solver and backend
+//! iterations; for the interior-point method the solves of its Newton system, corrections and
+//! restoration steps included), `fact` the numeric factorizations and `lin_ms` the milliseconds
+//! of the step's linear algebra (the QPs', or the Newton systems'). `info` flags a QP solved by the
 //! backend (`b`), an elastic step (`e`), an accepted second-order correction (`s`), a step
 //! accepted by the ℓ1-merit fallback instead of the filter (`m`), a feasibility restoration
 //! (`f`), a retry with a strengthened Hessian model (`r`: a larger shift for exact Hessians, a
@@ -70,7 +70,7 @@ impl Observer for LogObserver<'_> {
         if r.iteration % 20 == 0 {
             let _ = writeln!(
                 self.sink,
-                "iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(ms)  lg(rg)     alpha  qp_it  fact    qp_ms  info"
+                "iter    objective    inf_pr   inf_du    compl  lg(mu)  lg(ms)  lg(rg)     alpha solves  fact   lin_ms  info"
             );
         }
         let lg = |v: f64| {
@@ -106,9 +106,9 @@ impl Observer for LogObserver<'_> {
             lg(r.smoothing),
             lg(r.regularization),
             r.step_length,
-            r.qp_iterations,
+            r.linear_solves,
             r.factorizations,
-            r.qp_time_s * 1e3,
+            r.linear_time_s * 1e3,
             info
         );
     }
@@ -121,15 +121,15 @@ impl Observer for LogObserver<'_> {
         let e = &result.evaluations;
         let _ = writeln!(
             self.sink,
-            "status: {:?} — {}\nmethod {}, objective {:.10e}, iterations {}, QP iterations {}\n\
+            "status: {:?} — {}\nmethod {}, objective {:.10e}, iterations {}, linear solves {}\n\
              evaluations: f {}, ∇f {}, c {}, J {}, H {}\n\
-             time: {:.3} s total, {:.3} s NLP, {:.3} s QP, {:.3} s other",
+             time: {:.3} s total, {:.3} s NLP, {:.3} s linear algebra, {:.3} s other",
             result.status,
             result.message,
             result.method,
             result.objective,
             result.iterations,
-            result.qp_iterations,
+            result.linear_solves,
             e.objective,
             e.gradient,
             e.constraints,
@@ -137,7 +137,7 @@ impl Observer for LogObserver<'_> {
             e.hessian,
             t.total.as_secs_f64(),
             t.nlp_evaluation.as_secs_f64(),
-            t.qp.as_secs_f64(),
+            t.linear.as_secs_f64(),
             t.other().as_secs_f64(),
         );
     }

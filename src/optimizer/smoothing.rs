@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use super::solver::{Fallback, Solver, after_fallback, fallback};
 use crate::interior::InteriorPoint;
+use crate::nlp::iteration::solve;
 use crate::nlp::outcome::{SolverResult, Status};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{Observer, Progress};
@@ -70,9 +71,8 @@ impl Solver {
             return self.sqp_levels(nlp, observer, &levels, start, None);
         }
         let progress = Progress::new(settings);
-        let interior = InteriorPoint::new(settings, problem, start)
-            .with_smoothing(path)
-            .solve(observer, &progress, None);
+        let method = InteriorPoint::new(settings, problem).with_smoothing(path);
+        let interior = solve(method, settings, observer, &progress, start);
         progress.finish();
         observer.finish(&interior);
         let (levels, from) = match fallback(settings, interior.status) {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::interior::InteriorPoint;
+use crate::nlp::iteration::solve;
 use crate::nlp::outcome::{SolverResult, Status};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{LogObserver, Observer, Progress, SilentObserver};
@@ -166,8 +167,8 @@ impl Solver {
             observer.finish(&result);
             return Ok(result);
         }
-        let interior =
-            InteriorPoint::new(settings, problem, start).solve(observer, &progress, warm);
+        let method = InteriorPoint::new(settings, problem).warm_from(warm);
+        let interior = solve(method, settings, observer, &progress, start);
         progress.finish();
         observer.finish(&interior);
         let from = match fallback(settings, interior.status) {

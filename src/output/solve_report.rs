@@ -24,6 +24,7 @@ struct HistoryRow {
     smoothing: f64,
     step_length: f64,
     regularization: f64,
+    /// The step's linear solves (`IterationRecord::linear_solves`).
     qp_iterations: usize,
     factorizations: usize,
 }
@@ -120,7 +121,7 @@ pub struct Report {
     pub message: String,
     /// Iterations (of every method that ran, see `method`).
     pub iterations: usize,
-    /// QP iterations in total.
+    /// Linear solves in total: QP iterations (SQP), Newton-system solves (interior point).
     pub qp_iterations: usize,
     /// Final objective.
     pub objective: f64,
@@ -134,7 +135,7 @@ pub struct Report {
     pub solve_time_s: f64,
     /// Of which in NLP evaluations (s).
     pub nlp_evaluation_time_s: f64,
-    /// Of which in QP solves (s).
+    /// Of which in linear algebra: QP solves (SQP), Newton systems (interior point) (s).
     pub qp_time_s: f64,
     /// Decision variables.
     pub variables: usize,
@@ -185,14 +186,14 @@ impl Report {
             status: format!("{:?}", r.status),
             message: r.message.clone(),
             iterations: r.iterations,
-            qp_iterations: r.qp_iterations,
+            qp_iterations: r.linear_solves,
             objective: r.objective,
             primal_infeasibility: r.residuals.primal_infeasibility,
             dual_infeasibility: r.residuals.dual_infeasibility,
             complementarity: r.residuals.complementarity,
             solve_time_s: r.timing.total.as_secs_f64(),
             nlp_evaluation_time_s: r.timing.nlp_evaluation.as_secs_f64(),
-            qp_time_s: r.timing.qp.as_secs_f64(),
+            qp_time_s: r.timing.linear.as_secs_f64(),
             variables: outcome.size.variables,
             constraints: outcome.size.constraints,
             jacobian_nonzeros: outcome.size.jacobian_nonzeros,
@@ -221,7 +222,7 @@ impl Report {
                     smoothing: h.smoothing,
                     step_length: h.step_length,
                     regularization: h.regularization,
-                    qp_iterations: h.qp_iterations,
+                    qp_iterations: h.linear_solves,
                     factorizations: h.factorizations,
                 })
                 .collect(),

@@ -17,7 +17,8 @@ use std::time::Instant;
 
 use super::iterate::Iterate;
 use super::merit::linearized_violation;
-use super::step::{StepBuilder, StepInfo, Stop, take};
+use super::step::{StepBuilder, take};
+use crate::nlp::iteration::{StepInfo, Stop};
 use crate::nlp::outcome::Status;
 use crate::nlp::problem::Problem;
 use crate::nlp::settings::Settings;
@@ -110,7 +111,7 @@ impl StepBuilder {
                 &mut self.step,
             );
         }
-        self.add_qp_time(info, start.elapsed());
+        self.add_qp_time(start.elapsed());
         solved
     }
 

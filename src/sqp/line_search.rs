@@ -55,8 +55,9 @@
 
 use super::iterate::Iterate;
 use super::merit::{merit, update_penalty};
-use super::step::{Direction, Kind, StepBuilder, StepInfo};
+use super::step::{Direction, Kind, StepBuilder};
 use crate::nlp::filter::{Filter, LinePoint, Verdict};
+use crate::nlp::iteration::StepInfo;
 use crate::nlp::problem::Problem;
 use crate::nlp::settings::{Settings, Tuning};
 

@@ -1,5 +1,6 @@
-//! The SQP iteration: initialization, one step per iteration, termination, and the
-//! complementarity relaxation homotopy; [`run`] is what `crate::optimizer` calls.
+//! The SQP iteration: initialization, one step per iteration and the complementarity
+//! relaxation homotopy, as an [`NlpMethod`] run by the loop both methods share
+//! (`crate::nlp::iteration`); [`run`] is what `crate::optimizer` calls.
 //!
 //! The state of a solve is the current [`Iterate`] and a trial one, the step builder
 //! (`step.rs`: Hessian model, QP data, working-set solver, backends) and the globalization
@@ -7,19 +8,20 @@
 //! direction and the globalization for a step along it; a failed QP or line search retries the
 //! step with a stronger Hessian model (a forced shift for exact Hessians, a reset for BFGS).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::hessian::HessianModel;
 use super::iterate::Iterate;
 use super::line_search::{Globalization, Search};
 use super::quasi_newton::BlockBfgs;
-use super::step::{StepBuilder, StepInfo, Stop};
-use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status, Timing};
+use super::step::StepBuilder;
+use crate::nlp::curvature_scale::next_curvature_scale;
+use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop, solve};
+use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status};
 use crate::nlp::problem::Problem;
 use crate::nlp::report::{Observer, Progress};
 use crate::nlp::residuals::{Bounds, KktPoint, residuals};
 use crate::nlp::settings::{Method, QpBackend, Settings};
-use crate::nlp::termination::Termination;
 use crate::qp::ClarabelQp;
 use crate::qp::QpSolver;
 use crate::qp::sparse::add_transpose_triplets;
@@ -38,12 +40,9 @@ pub(crate) fn run(
     from: Option<&[f64]>,
     smoothing: f64,
 ) -> SolverResult {
-    let mut sqp = Sqp::new(settings, problem, make, start);
+    let mut sqp = Sqp::new(settings, problem, make, from);
     sqp.smoothing = smoothing;
-    match sqp.initialize(from) {
-        Ok(()) => sqp.run(observer, progress),
-        Err(message) => sqp.finish(Status::EvaluationError, message),
-    }
+    solve(sqp, settings, observer, progress, start)
 }
 
 /// The QP backend [`Settings::qp`] names.
@@ -69,14 +68,15 @@ pub(crate) fn default_backend(settings: &Settings) -> Box<dyn QpSolver> {
 }
 
 /// The state of one solve.
-struct Sqp<'s, 'p> {
+struct Sqp<'s, 'p, 'f> {
     settings: &'s Settings,
     problem: Problem<'p>,
+    /// The starting point instead of the problem's initial one.
+    from: Option<&'f [f64]>,
     current: Iterate,
     trial: Iterate,
     builder: StepBuilder,
     globalization: Globalization,
-    start: Instant,
     stationarity: Vec<f64>,
     secant_s: Vec<f64>,
     secant_y: Vec<f64>,
@@ -87,15 +87,14 @@ struct Sqp<'s, 'p> {
     curvature_scale: f64,
     /// The problem's smoothing level, recorded with every iterate.
     smoothing: f64,
-    history: Vec<IterationRecord>,
 }
 
-impl<'s, 'p> Sqp<'s, 'p> {
+impl<'s, 'p, 'f> Sqp<'s, 'p, 'f> {
     fn new(
         settings: &'s Settings,
         mut problem: Problem<'p>,
         make: &dyn Fn() -> Box<dyn QpSolver>,
-        start: Instant,
+        from: Option<&'f [f64]>,
     ) -> Self {
         let n = problem.n;
         let hessian = match &problem.hessian_structure {
@@ -118,7 +117,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
             current: Iterate::new(&problem),
             trial: Iterate::new(&problem),
             globalization: Globalization::new(0.0, &settings.tuning),
-            start,
+            from,
             stationarity: vec![0.0; n],
             secant_s: vec![0.0; n],
             secant_y: vec![0.0; n],
@@ -126,17 +125,15 @@ impl<'s, 'p> Sqp<'s, 'p> {
             forced_shift: 0.0,
             curvature_scale: 1.0,
             smoothing: 0.0,
-            history: Vec::new(),
             problem,
         }
     }
 
-    /// Evaluates everything at the starting point.
     /// Evaluates everything at the problem's initial point, or at `from` (moved into the
     /// variable bounds) when given.
-    fn initialize(&mut self, from: Option<&[f64]>) -> Result<(), String> {
+    fn start_at(&mut self) -> Result<(), String> {
         self.current.x = self.problem.initial_point()?;
-        if let Some(x) = from {
+        if let Some(x) = self.from {
             let bounds = self.problem.x_lower.iter().zip(&self.problem.x_upper);
             for ((xi, &v), (&l, &u)) in self.current.x.iter_mut().zip(x).zip(bounds) {
                 *xi = v.clamp(l, u);
@@ -150,7 +147,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
         Ok(())
     }
 
-    fn residuals(&mut self) -> Residuals {
+    fn kkt_residuals(&mut self) -> Residuals {
         let it = &self.current;
         let point = KktPoint {
             x: &it.x,
@@ -190,70 +187,10 @@ impl<'s, 'p> Sqp<'s, 'p> {
         true
     }
 
-    fn run(&mut self, observer: &mut dyn Observer, progress: &Progress) -> SolverResult {
-        let mut step = StepInfo::default();
-        let mut termination = Termination::new(self.settings, self.start);
-        let mut iteration = 0;
-        loop {
-            let mut r = self.residuals();
-            let relaxation_decreased = self.update_relaxation(&r);
-            if relaxation_decreased {
-                r = self.residuals();
-            }
-            let record = IterationRecord {
-                iteration,
-                objective: self.current.f,
-                primal_infeasibility: r.primal_infeasibility,
-                dual_infeasibility: r.dual_infeasibility,
-                complementarity: r.complementarity,
-                complementarity_violation: r.complementarity_violation,
-                regularization: step.regularization,
-                step_length: step.step_length,
-                step_norm: step.step_norm,
-                penalty: self.globalization.penalty,
-                barrier: 0.0,
-                smoothing: self.smoothing,
-                qp_iterations: step.qp_iterations,
-                qp_time_s: step.qp_time.as_secs_f64(),
-                step_time_s: step.step_time.as_secs_f64(),
-                factorizations: step.factorizations,
-                backend_qp: step.backend_qp,
-                elastic: step.elastic,
-                second_order_correction: step.second_order_correction,
-                merit_step: step.merit_step,
-                restoration: step.restoration,
-                hessian_reset: step.hessian_reset,
-                relaxation_decreased,
-            };
-            observer.iteration(&record);
-            progress.iteration(&record);
-            self.history.push(record);
-
-            if let Some((status, message)) = termination.check(&r, iteration, true) {
-                return self.finish(status, message);
-            }
-            let (step_start, factorizations) = (Instant::now(), self.builder.factorizations());
-            match self.step() {
-                Ok(info) => {
-                    step = info;
-                    step.step_time = step_start.elapsed();
-                    step.factorizations = self.builder.factorizations() - factorizations;
-                }
-                Err(stop) => {
-                    let (status, message) =
-                        termination.after_failure(&r, stop.status, stop.message);
-                    return self.finish(status, message);
-                }
-            }
-            iteration += 1;
-        }
-    }
-
     /// Computes a direction and a step along it, retrying with a stronger Hessian model when
     /// the QP or the line search fails.
-    fn step(&mut self) -> Result<StepInfo, Stop> {
+    fn attempt_steps(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
         let attempts = self.settings.tuning.step_attempts;
-        let mut info = StepInfo::default();
         for attempt in 0..attempts {
             let last_attempt = attempt + 1 == attempts;
             let direction = match self.builder.direction(
@@ -261,11 +198,11 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 &self.current,
                 self.forced_shift,
                 self.settings,
-                &mut info,
+                info,
             ) {
                 Ok(direction) => direction,
                 Err(stop) if stop.status == Status::QpFailure && !last_attempt => {
-                    self.strengthen_hessian(&mut info);
+                    self.strengthen_hessian(info);
                     continue;
                 }
                 Err(stop) => return Err(stop),
@@ -278,7 +215,7 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 current: &self.current,
                 trial: &mut self.trial,
                 settings: self.settings,
-                info: &mut info,
+                info,
                 curvature_scale,
             };
             if self
@@ -288,9 +225,9 @@ impl<'s, 'p> Sqp<'s, 'p> {
                 self.curvature_scale = curvature_scale;
                 self.accept();
                 self.forced_shift = 0.0;
-                return Ok(info);
+                return Ok(());
             }
-            self.strengthen_hessian(&mut info);
+            self.strengthen_hessian(info);
         }
         Err(Stop::new(
             Status::LineSearchFailure,
@@ -298,22 +235,16 @@ impl<'s, 'p> Sqp<'s, 'p> {
         ))
     }
 
-    /// `τ` for the next iterate's Hessian: divided by `curvature_decrease` after a step whose
-    /// QP with the exact model needed a shift above `curvature_shift` while the objective's
-    /// own curvature needs none that large, multiplied by it (up to 1) after one that needed
-    /// no shift.
+    /// `τ` for the next iterate's Hessian (`crate::nlp::curvature_scale`), after a step
+    /// optimal for the exact model; unchanged after one of the backends' convex model.
     fn next_curvature_scale(&self, direction: &super::step::Direction) -> f64 {
         let t = &self.settings.tuning;
         let convex_objective = self
             .builder
             .objective_shift
             .is_some_and(|s| s <= t.curvature_shift);
-        if !direction.exact_model {
-            self.curvature_scale
-        } else if direction.shift > t.curvature_shift && convex_objective {
-            self.curvature_scale / t.curvature_decrease
-        } else if direction.shift == 0.0 {
-            (self.curvature_scale * t.curvature_decrease).min(1.0)
+        if direction.exact_model {
+            next_curvature_scale(self.curvature_scale, direction.shift, convex_objective, t)
         } else {
             self.curvature_scale
         }
@@ -359,36 +290,59 @@ impl<'s, 'p> Sqp<'s, 'p> {
         }
         std::mem::swap(&mut self.current, &mut self.trial);
     }
+}
 
-    fn finish(&mut self, status: Status, message: impl Into<String>) -> SolverResult {
-        let residuals = if self.current.f.is_finite() {
-            self.residuals()
+impl NlpMethod for Sqp<'_, '_, '_> {
+    const METHOD: Method = Method::Sqp;
+
+    fn initialize(&mut self) -> Result<(), Stop> {
+        self.start_at()
+            .map_err(|message| Stop::new(Status::EvaluationError, message))
+    }
+
+    fn update(&mut self) -> Result<(Residuals, bool), Stop> {
+        let r = self.kkt_residuals();
+        if self.update_relaxation(&r) {
+            Ok((self.kkt_residuals(), true))
         } else {
-            Residuals::default()
-        };
-        let m_nlp = self.problem.m_nlp;
-        let it = &self.current;
-        SolverResult {
-            status,
-            message: message.into(),
-            method: Method::Sqp,
-            x: it.x.clone(),
-            objective: it.f,
-            constraints: it.c[..m_nlp].to_vec(),
-            constraint_multipliers: it.lambda[..m_nlp].to_vec(),
-            bound_multipliers: it.z.clone(),
-            complementarity_multipliers: it.lambda[m_nlp..].to_vec(),
-            residuals,
-            relaxation: self.relaxation,
-            iterations: self.history.len().saturating_sub(1),
-            qp_iterations: self.builder.qp_iterations,
-            evaluations: self.problem.counts,
-            timing: Timing {
-                total: self.start.elapsed(),
-                nlp_evaluation: self.problem.time,
-                qp: self.builder.qp_time,
-            },
-            history: std::mem::take(&mut self.history),
+            Ok((r, false))
         }
+    }
+
+    fn step(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
+        self.attempt_steps(info)
+    }
+
+    fn describe(&self, record: &mut IterationRecord) {
+        record.objective = self.current.f;
+        record.penalty = self.globalization.penalty;
+        record.smoothing = self.smoothing;
+    }
+
+    fn residuals(&mut self) -> Residuals {
+        self.kkt_residuals()
+    }
+
+    fn current(&self) -> Current<'_> {
+        let it = &self.current;
+        Current {
+            x: &it.x,
+            objective: it.f,
+            c: &it.c,
+            y: &it.lambda,
+            z: &it.z,
+            m_nlp: self.problem.m_nlp,
+            relaxation: self.relaxation,
+            evaluations: self.problem.counts,
+            nlp_time: self.problem.time,
+        }
+    }
+
+    fn factorizations(&self) -> usize {
+        self.builder.factorizations()
+    }
+
+    fn linear_time(&self) -> Duration {
+        self.builder.qp_time
     }
 }

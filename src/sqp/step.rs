@@ -26,44 +26,12 @@ use std::time::{Duration, Instant};
 use super::hessian::HessianModel;
 use super::iterate::Iterate;
 use super::subproblem::Subproblem;
+use crate::nlp::iteration::{StepInfo, Stop};
 use crate::nlp::outcome::Status;
 use crate::nlp::problem::Problem;
 use crate::nlp::settings::{Settings, Tuning};
 use crate::qp::sparse::symmetric_quadratic_form;
 use crate::qp::{ActiveSetQp, QpSolution, QpSolver, QpStatus, Side, working_set_of};
-
-/// Why the iteration stops early.
-pub(crate) struct Stop {
-    pub(crate) status: Status,
-    pub(crate) message: String,
-}
-
-impl Stop {
-    pub(crate) fn new(status: Status, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-        }
-    }
-}
-
-/// Facts about one step, for the iteration record.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct StepInfo {
-    pub(crate) regularization: f64,
-    pub(crate) step_length: f64,
-    pub(crate) step_norm: f64,
-    pub(crate) qp_iterations: usize,
-    pub(crate) qp_time: Duration,
-    pub(crate) step_time: Duration,
-    pub(crate) factorizations: usize,
-    pub(crate) backend_qp: bool,
-    pub(crate) elastic: bool,
-    pub(crate) second_order_correction: bool,
-    pub(crate) merit_step: bool,
-    pub(crate) restoration: bool,
-    pub(crate) hessian_reset: bool,
-}
 
 /// A step `d` with the multipliers of its QP and `J d`.
 pub(crate) struct Step {
@@ -153,8 +121,8 @@ pub(crate) struct StepBuilder {
     pub(crate) correction: Step,
     /// The restoration step last computed (multipliers unused).
     pub(crate) restoration: Step,
+    /// Time in the QP solvers so far.
     pub(crate) qp_time: Duration,
-    pub(crate) qp_iterations: usize,
     backend_factorizations: usize,
     /// `∇²f` triplet values for the convex model, and the model's shift once prepared.
     objective_hess: Vec<f64>,
@@ -202,7 +170,6 @@ impl StepBuilder {
             correction: Step::new(n, m),
             restoration: Step::new(n, m),
             qp_time: Duration::ZERO,
-            qp_iterations: 0,
             backend_factorizations: 0,
             objective_hess: vec![0.0; problem.hessian_structure.as_ref().map_or(0, Vec::len)],
             no_multipliers: vec![0.0; m],
@@ -314,26 +281,19 @@ impl StepBuilder {
         let (start, evaluations) = (Instant::now(), problem.time);
         let answer = self.solve_regular_timed(problem, it, floor, tuning, info);
         // The objective's Hessian for the convex model is the problem's time, not the QP's.
-        self.add_qp_time(info, start.elapsed() - (problem.time - evaluations));
+        self.add_qp_time(start.elapsed() - (problem.time - evaluations));
         answer
     }
 
     /// Adds `elapsed` to the QP time.
-    pub(crate) fn add_qp_time(&mut self, info: &mut StepInfo, elapsed: Duration) {
+    pub(crate) fn add_qp_time(&mut self, elapsed: Duration) {
         self.qp_time += elapsed;
-        info.qp_time += elapsed;
     }
 
     /// Adds the backend's last answer to the QP iterations and factorizations.
     pub(crate) fn count_backend(&mut self, info: &mut StepInfo) {
-        self.count_rounds(info, self.answer.iterations);
+        info.linear_solves += self.answer.iterations;
         self.backend_factorizations += self.answer.factorizations;
-    }
-
-    /// Adds working-set rounds (or backend iterations) to the QP iterations.
-    fn count_rounds(&mut self, info: &mut StepInfo, rounds: usize) {
-        info.qp_iterations += rounds;
-        self.qp_iterations += rounds;
     }
 
     fn solve_regular_timed(
@@ -379,7 +339,7 @@ impl StepBuilder {
             );
             if let Ok(solution) = result {
                 self.warm = true;
-                self.count_rounds(info, solution.rounds);
+                info.linear_solves += solution.rounds;
                 return Ok(Answer::Solved {
                     shift: solution.shift,
                     exact: true,
@@ -453,7 +413,7 @@ impl StepBuilder {
         );
         self.warm = result.is_ok();
         let solution = result.ok()?;
-        self.count_rounds(info, solution.rounds);
+        info.linear_solves += solution.rounds;
         Some(solution.shift)
     }
 
@@ -486,11 +446,11 @@ impl StepBuilder {
             &mut self.y,
         );
         if let Ok(solution) = result {
-            self.count_rounds(info, solution.rounds);
+            info.linear_solves += solution.rounds;
             let (m, bounded) = (problem.m(), self.subproblem.bounded());
             take(&self.x, &self.y, m, bounded, &mut self.correction);
         }
-        self.add_qp_time(info, start.elapsed());
+        self.add_qp_time(start.elapsed());
         result.is_ok()
     }
 
@@ -519,7 +479,7 @@ impl StepBuilder {
             self.subproblem
                 .jacobian_product(&self.restoration.d, &mut self.restoration.jd);
         }
-        self.add_qp_time(info, start.elapsed());
+        self.add_qp_time(start.elapsed());
         solved
     }
 }
