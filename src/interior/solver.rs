@@ -12,7 +12,7 @@ use crate::nlp::filter::Filter;
 use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop};
 use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status};
 use crate::nlp::problem::Problem;
-use crate::nlp::residuals::{Bounds, KktPoint, residuals};
+use crate::nlp::residuals::{KktPoint, residuals};
 use crate::nlp::settings::{Method, Settings, Tuning};
 use crate::nlp::{InteriorSettings, SmoothingPath};
 use crate::qp::sparse::add_transpose_triplets;
@@ -308,26 +308,9 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
                 p.zu[j] - p.zl[j]
             };
         }
-        let point = KktPoint {
-            x: &p.x,
-            gradient: &p.g,
-            c: &p.c,
-            jacobian_structure: &self.problem.jacobian_structure,
-            jacobian: &p.jac,
-            lambda: &p.y,
-            z: &self.z,
-        };
-        let bounds = Bounds {
-            x_lower: &self.problem.x_lower,
-            x_upper: &self.problem.x_upper,
-            c_lower: &self.problem.c_lower,
-            c_upper: &self.problem.c_upper,
-        };
-        let mut r = residuals(&point, &bounds, &mut self.stationarity);
+        let point = KktPoint::new(&p.x, &p.g, &p.c, &p.jac, &p.y, &self.z);
+        let mut r = residuals(&self.problem, &point, &mut self.stationarity);
         r.complementarity = self.complementarity(0.0);
-        r.complementarity_violation = self
-            .problem
-            .complementarity_violation(&p.x, &p.c[..self.problem.m_nlp]);
         r
     }
 

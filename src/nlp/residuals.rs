@@ -9,6 +9,7 @@
 //!   an infinite bound counts with distance 1.
 
 use super::outcome::Residuals;
+use super::problem::Problem;
 use crate::qp::sparse::add_transpose_triplets;
 
 /// `Σ_i max(0, lower_i - c_i, c_i - upper_i)`.
@@ -42,30 +43,51 @@ fn complementarity(value: f64, lower: f64, upper: f64, multiplier: f64) -> f64 {
     multiplier.abs() * distance
 }
 
-/// The point and multipliers the residuals are measured at.
+/// The point and multipliers the residuals are measured at: `x`, `∇f`, `c`, the Jacobian's
+/// values and every row's and bound's multiplier.
 pub(crate) struct KktPoint<'a> {
-    pub(crate) x: &'a [f64],
-    pub(crate) gradient: &'a [f64],
-    pub(crate) c: &'a [f64],
-    pub(crate) jacobian_structure: &'a [(usize, usize)],
-    pub(crate) jacobian: &'a [f64],
-    pub(crate) lambda: &'a [f64],
-    pub(crate) z: &'a [f64],
+    x: &'a [f64],
+    gradient: &'a [f64],
+    c: &'a [f64],
+    jacobian: &'a [f64],
+    lambda: &'a [f64],
+    z: &'a [f64],
 }
 
-/// Bounds of the problem.
-pub(crate) struct Bounds<'a> {
-    pub(crate) x_lower: &'a [f64],
-    pub(crate) x_upper: &'a [f64],
-    pub(crate) c_lower: &'a [f64],
-    pub(crate) c_upper: &'a [f64],
+impl<'a> KktPoint<'a> {
+    pub(crate) fn new(
+        x: &'a [f64],
+        gradient: &'a [f64],
+        c: &'a [f64],
+        jacobian: &'a [f64],
+        lambda: &'a [f64],
+        z: &'a [f64],
+    ) -> Self {
+        Self {
+            x,
+            gradient,
+            c,
+            jacobian,
+            lambda,
+            z,
+        }
+    }
 }
 
-/// Computes the residuals; `stationarity` is scratch of length `n`. The complementarity-pair
-/// violation is left at 0 for the caller to fill.
-pub(crate) fn residuals(p: &KktPoint<'_>, b: &Bounds<'_>, stationarity: &mut [f64]) -> Residuals {
+/// The residuals of `problem` at `p`, the complementarity pairs' violation included;
+/// `stationarity` is scratch of length `n`.
+pub(crate) fn residuals(
+    problem: &Problem<'_>,
+    p: &KktPoint<'_>,
+    stationarity: &mut [f64],
+) -> Residuals {
     stationarity.copy_from_slice(p.gradient);
-    add_transpose_triplets(p.jacobian_structure, p.jacobian, p.lambda, stationarity);
+    add_transpose_triplets(
+        &problem.jacobian_structure,
+        p.jacobian,
+        p.lambda,
+        stationarity,
+    );
     for (s, &zj) in stationarity.iter_mut().zip(p.z) {
         *s += zj;
     }
@@ -73,20 +95,20 @@ pub(crate) fn residuals(p: &KktPoint<'_>, b: &Bounds<'_>, stationarity: &mut [f6
     let multiplier_norm: f64 = p.lambda.iter().chain(p.z).map(|v| v.abs()).sum();
     let s_d = (multiplier_norm / count).max(S_MAX) / S_MAX;
     let dual = stationarity.iter().fold(0.0_f64, |a, s| a.max(s.abs())) / s_d;
-    let primal =
-        max_violation(p.c, b.c_lower, b.c_upper).max(max_violation(p.x, b.x_lower, b.x_upper));
+    let (xl, xu, cl, cu) = problem.bounds();
+    let primal = max_violation(p.c, cl, cu).max(max_violation(p.x, xl, xu));
     let mut compl: f64 = 0.0;
     for (i, &ci) in p.c.iter().enumerate() {
-        compl = compl.max(complementarity(ci, b.c_lower[i], b.c_upper[i], p.lambda[i]));
+        compl = compl.max(complementarity(ci, cl[i], cu[i], p.lambda[i]));
     }
     for (j, &xj) in p.x.iter().enumerate() {
-        compl = compl.max(complementarity(xj, b.x_lower[j], b.x_upper[j], p.z[j]));
+        compl = compl.max(complementarity(xj, xl[j], xu[j], p.z[j]));
     }
     Residuals {
         primal_infeasibility: primal,
         dual_infeasibility: dual,
         complementarity: compl / s_d,
-        complementarity_violation: 0.0,
+        complementarity_violation: problem.complementarity_violation(p.x, &p.c[..problem.m_nlp]),
     }
 }
 

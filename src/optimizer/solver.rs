@@ -17,7 +17,7 @@ use crate::nlp::report::{LogObserver, Observer, Progress, SilentObserver};
 use crate::nlp::settings::{HessianStrategy, Method, Settings};
 use crate::nlp::{Nlp, SolverError};
 use crate::qp::QpSolver;
-use crate::sqp::default_backend;
+use crate::sqp::{Sqp, default_backend};
 
 /// Makes the QP backend instances of a solve (see [`Solver::with_qp_solver`]).
 pub type QpSolverFactory = dyn Fn() -> Box<dyn QpSolver> + Send + Sync;
@@ -202,9 +202,8 @@ impl Solver {
                 None => default_backend(settings),
             }
         };
-        crate::sqp::run(
-            settings, problem, &make, observer, progress, start, from, smoothing,
-        )
+        let method = Sqp::new(settings, problem, &make, from).at_smoothing(smoothing);
+        solve(method, settings, observer, progress, start)
     }
 }
 

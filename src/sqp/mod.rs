@@ -113,4 +113,4 @@ mod solver;
 mod step;
 mod subproblem;
 
-pub(crate) use solver::{default_backend, run};
+pub(crate) use solver::{Sqp, default_backend};

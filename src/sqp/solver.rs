@@ -1,6 +1,6 @@
 //! The SQP iteration: initialization, one step per iteration and the complementarity
 //! relaxation homotopy, as an [`NlpMethod`] run by the loop both methods share
-//! (`crate::nlp::iteration`); [`run`] is what `crate::optimizer` calls.
+//! (`crate::nlp::iteration`), which `crate::optimizer` runs.
 //!
 //! The state of a solve is the current [`Iterate`] and a trial one, the step builder
 //! (`step.rs`: Hessian model, QP data, working-set solver, backends) and the globalization
@@ -8,7 +8,7 @@
 //! direction and the globalization for a step along it; a failed QP or line search retries the
 //! step with a stronger Hessian model (a forced shift for exact Hessians, a reset for BFGS).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::hessian::HessianModel;
 use super::iterate::Iterate;
@@ -16,34 +16,14 @@ use super::line_search::{Globalization, Search};
 use super::quasi_newton::BlockBfgs;
 use super::step::StepBuilder;
 use crate::nlp::curvature_scale::next_curvature_scale;
-use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop, solve};
-use crate::nlp::outcome::{IterationRecord, Residuals, SolverResult, Status};
+use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop};
+use crate::nlp::outcome::{IterationRecord, Residuals, Status};
 use crate::nlp::problem::Problem;
-use crate::nlp::report::{Observer, Progress};
-use crate::nlp::residuals::{Bounds, KktPoint, residuals};
+use crate::nlp::residuals::{KktPoint, residuals};
 use crate::nlp::settings::{Method, QpBackend, Settings};
 use crate::qp::ClarabelQp;
 use crate::qp::QpSolver;
 use crate::qp::sparse::add_transpose_triplets;
-
-/// The SQP on `problem` from its initial point, or from `from`, its QP backends made by
-/// `make`; `smoothing` is the problem's smoothing level, for the iteration records (0 without
-/// one).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run(
-    settings: &Settings,
-    problem: Problem<'_>,
-    make: &dyn Fn() -> Box<dyn QpSolver>,
-    observer: &mut dyn Observer,
-    progress: &Progress,
-    start: Instant,
-    from: Option<&[f64]>,
-    smoothing: f64,
-) -> SolverResult {
-    let mut sqp = Sqp::new(settings, problem, make, from);
-    sqp.smoothing = smoothing;
-    solve(sqp, settings, observer, progress, start)
-}
 
 /// The QP backend [`Settings::qp`] names.
 pub(crate) fn default_backend(settings: &Settings) -> Box<dyn QpSolver> {
@@ -67,8 +47,8 @@ pub(crate) fn default_backend(settings: &Settings) -> Box<dyn QpSolver> {
     }
 }
 
-/// The state of one solve.
-struct Sqp<'s, 'p, 'f> {
+/// The state of one SQP solve.
+pub(crate) struct Sqp<'s, 'p, 'f> {
     settings: &'s Settings,
     problem: Problem<'p>,
     /// The starting point instead of the problem's initial one.
@@ -90,7 +70,9 @@ struct Sqp<'s, 'p, 'f> {
 }
 
 impl<'s, 'p, 'f> Sqp<'s, 'p, 'f> {
-    fn new(
+    /// The SQP on `problem` from its initial point, or from `from`, its QP backends made by
+    /// `make`.
+    pub(crate) fn new(
         settings: &'s Settings,
         mut problem: Problem<'p>,
         make: &dyn Fn() -> Box<dyn QpSolver>,
@@ -129,6 +111,12 @@ impl<'s, 'p, 'f> Sqp<'s, 'p, 'f> {
         }
     }
 
+    /// Records `smoothing` as the problem's smoothing level with every iterate.
+    pub(crate) fn at_smoothing(mut self, smoothing: f64) -> Self {
+        self.smoothing = smoothing;
+        self
+    }
+
     /// Evaluates everything at the problem's initial point, or at `from` (moved into the
     /// variable bounds) when given.
     fn start_at(&mut self) -> Result<(), String> {
@@ -149,26 +137,8 @@ impl<'s, 'p, 'f> Sqp<'s, 'p, 'f> {
 
     fn kkt_residuals(&mut self) -> Residuals {
         let it = &self.current;
-        let point = KktPoint {
-            x: &it.x,
-            gradient: &it.g,
-            c: &it.c,
-            jacobian_structure: &self.problem.jacobian_structure,
-            jacobian: &it.jac,
-            lambda: &it.lambda,
-            z: &it.z,
-        };
-        let bounds = Bounds {
-            x_lower: &self.problem.x_lower,
-            x_upper: &self.problem.x_upper,
-            c_lower: &self.problem.c_lower,
-            c_upper: &self.problem.c_upper,
-        };
-        let mut r = residuals(&point, &bounds, &mut self.stationarity);
-        r.complementarity_violation = self
-            .problem
-            .complementarity_violation(&it.x, &it.c[..self.problem.m_nlp]);
-        r
+        let point = KktPoint::new(&it.x, &it.g, &it.c, &it.jac, &it.lambda, &it.z);
+        residuals(&self.problem, &point, &mut self.stationarity)
     }
 
     /// Shrinks the complementarity relaxation once the relaxed problem is solved to the
