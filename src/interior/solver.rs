@@ -567,7 +567,7 @@ impl<'s, 'p> InteriorPoint<'s, 'p> {
             &self.cur,
             &hess,
             &ip,
-            &self.settings.tuning.qp,
+            &self.settings.tuning.inertia,
         );
         self.cur.hess = hess;
         if !factored {
