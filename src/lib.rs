@@ -4,6 +4,8 @@
 //! robot's dynamics exactly as a Galerkin variational integrator (Simpson, 4th order, by default)
 //! sees them. The layers, lowest first:
 //!
+//! - [`settings_check`]: how every settings struct checks its fields, naming the first one out
+//!   of its domain by its path.
 //! - [`spatial`]: SE(3), twists, wrenches, `Ad`, `ad`, `ad^D` in the notation of the core paper.
 //! - [`model`]: the immutable robot tree (1-DoF joints, inertias, limits, springs, contact points
 //!   and frames) and its URDF import.
@@ -60,6 +62,7 @@ pub mod output;
 pub mod problem;
 pub mod qp;
 pub(crate) mod schema;
+pub mod settings_check;
 pub mod spatial;
 pub mod sqp;
 pub(crate) mod terms;

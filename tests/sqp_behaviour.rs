@@ -10,7 +10,7 @@ use vito::nlp::{
     Settings, SolverError, SolverResult, Status, Tuning,
 };
 use vito::optimizer::Solver;
-use vito::qp::ActiveSetSettings;
+use vito::qp::{ActiveSetSettings, InertiaSettings};
 
 /// The SQP (these tests are about its behaviour), silent.
 fn quiet() -> Settings {
@@ -428,15 +428,15 @@ fn invalid_settings_name_the_field() {
         (
             Settings {
                 tuning: Tuning {
-                    qp: ActiveSetSettings {
+                    inertia: InertiaSettings {
                         shift_first: 1e50,
-                        ..ActiveSetSettings::default()
+                        ..InertiaSettings::default()
                     },
                     ..Tuning::default()
                 },
                 ..quiet()
             },
-            "tuning.qp.shift_first",
+            "tuning.inertia.shift_first",
         ),
         (
             Settings {
@@ -497,6 +497,13 @@ fn settings_deserialize_from_a_partial_yaml() {
     assert_eq!(
         tuned.tuning.qp.tolerance,
         ActiveSetSettings::default().tolerance
+    );
+    let inertia: Settings =
+        serde_yaml_ng::from_str("tuning: {inertia: {shift_first: 1.0e-3}}\n").unwrap();
+    assert_eq!(inertia.tuning.inertia.shift_first, 1e-3);
+    assert_eq!(
+        inertia.tuning.inertia.shift_max,
+        InertiaSettings::default().shift_max
     );
     let misspelt = serde_yaml_ng::from_str::<Settings>("tuning: {qp: {round: 8}}\n");
     assert!(misspelt.unwrap_err().to_string().contains("round"));

@@ -150,7 +150,9 @@ fn inconsistent_constraints_are_reported_infeasible() {
 
 // The working-set solver (`ActiveSetQp`) on QPs solved by hand.
 
-use vito::qp::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
+use vito::qp::{
+    ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, InertiaSettings, Side,
+};
 
 type Answer = (Result<FaceSolution, ActiveSetFailure>, Vec<f64>, Vec<f64>);
 
@@ -226,7 +228,11 @@ impl Qp {
 
     fn solve_with(&self, sides: &mut [Side], settings: &ActiveSetSettings) -> Answer {
         let qp = self.qp();
-        let mut solver = ActiveSetQp::new(&qp, &ActiveSetSettings::default());
+        let mut solver = ActiveSetQp::new(
+            &qp,
+            &ActiveSetSettings::default(),
+            &InertiaSettings::default(),
+        );
         let (mut x, mut y) = (vec![0.0; self.linear.len()], vec![0.0; self.lower.len()]);
         let result = solver.solve(&qp, sides, 0.0, settings, &mut x, &mut y);
         (result, x, y)
@@ -301,7 +307,7 @@ fn face_solve_keeps_the_working_set() {
     );
     let problem = qp.qp();
     let settings = ActiveSetSettings::default();
-    let mut solver = ActiveSetQp::new(&problem, &settings);
+    let mut solver = ActiveSetQp::new(&problem, &settings, &InertiaSettings::default());
     let (mut x, mut y) = (vec![0.0; 2], vec![0.0; 2]);
     let sides = [Side::Upper, Side::Inactive];
     let solution = solver
@@ -441,7 +447,11 @@ fn wrong_warm_start_reaches_the_solution() {
     );
 
     let problem = qp.qp();
-    let mut solver = ActiveSetQp::new(&problem, &ActiveSetSettings::default());
+    let mut solver = ActiveSetQp::new(
+        &problem,
+        &ActiveSetSettings::default(),
+        &InertiaSettings::default(),
+    );
     let (mut x, mut y) = (vec![0.0; 3], vec![0.0; 4]);
     let mut sides = vec![Side::Inactive; 4];
     let solution = solver

@@ -15,14 +15,13 @@
 //! that the factorization without pivoting (`qp/kkt.rs`, multipliers first) is a Cholesky
 //! factorization whenever the inertia is right; it perturbs `J dx = −c` by `δ_c dy`, which
 //! vanishes with `dy` near a solution. The inertia correction: `δ_w = 0` first; while the matrix
-//! lacks `n` positive eigenvalues, `δ_w` follows the schedule the working-set QP uses
-//! (`ActiveSetSettings::shift_schedule`, Algorithm IC of the paper).
+//! lacks `n` positive eigenvalues, `δ_w` follows IPOPT's schedule, the one the working-set QP
+//! uses too (`InertiaSettings::shift_schedule`, Algorithm IC of the paper).
 
 use super::point::{Layout, Point, Row, barrier_gradient};
 use crate::nlp::InteriorSettings;
 use crate::nlp::problem::Problem;
-use crate::qp::ActiveSetSettings;
-use crate::qp::kkt::{KktMatrix, smallest_shift};
+use crate::qp::kkt::{InertiaSettings, KktMatrix, smallest_shift};
 
 /// The relative shift `ε` of the positive-semidefiniteness test
 /// ([`NewtonSystem::positive_semidefinite`]): `H + εI` with `ε` this times `max(1, max |H_jj|)`.
@@ -176,8 +175,8 @@ impl NewtonSystem {
     }
 
     /// Factors the Newton matrix at `p` with the Hessian values `hessian` and the smallest
-    /// shift of IPOPT's schedule (`schedule`, the working-set QP's) that gives it the right
-    /// inertia; `false` if none up to `shift_max` does.
+    /// shift of IPOPT's schedule `schedule` that gives it the right inertia; `false` if none
+    /// up to `shift_max` does.
     pub(super) fn factor(
         &mut self,
         problem: &Problem<'_>,
@@ -185,7 +184,7 @@ impl NewtonSystem {
         p: &Point,
         hessian: &[f64],
         settings: &InteriorSettings,
-        schedule: &ActiveSetSettings,
+        schedule: &InertiaSettings,
     ) -> bool {
         self.measure(problem, layout, p, hessian);
         let (first, growth) = schedule.shift_schedule(self.last_shift);

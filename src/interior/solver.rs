@@ -441,7 +441,7 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
             &self.cur,
             &hess,
             &ip,
-            &self.settings.tuning.qp,
+            &self.settings.tuning.inertia,
         );
         self.cur.hess = hess;
         if !factored {

@@ -3,6 +3,8 @@
 //! A problem that is well posed but does not solve is not an error: it ends with a
 //! [`Status`](crate::nlp::Status).
 
+use crate::settings_check::InvalidSetting;
+
 /// Invalid settings, or a problem whose reported sizes, bounds or structures do not fit
 /// together.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -10,8 +12,8 @@ pub enum SolverError {
     /// A setting has a value outside its domain.
     #[error("invalid setting `{field}` = {value}: {reason}")]
     InvalidSetting {
-        /// The name of the field in [`Settings`](crate::nlp::Settings) (`tuning.NAME` and
-        /// `tuning.qp.NAME` for the constants).
+        /// The path of the field in [`Settings`](crate::nlp::Settings) (`tuning.NAME`,
+        /// `tuning.interior.NAME` for the constants).
         field: String,
         /// The rejected value, formatted.
         value: String,
@@ -24,4 +26,14 @@ pub enum SolverError {
     /// The problem reports inconsistent data (sizes, bounds, structures, pairs).
     #[error("invalid problem: {0}")]
     InvalidProblem(String),
+}
+
+impl From<InvalidSetting> for SolverError {
+    fn from(e: InvalidSetting) -> Self {
+        Self::InvalidSetting {
+            field: e.field,
+            value: e.value,
+            reason: e.reason,
+        }
+    }
 }

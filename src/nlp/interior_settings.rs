@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::settings_check::{Check, InvalidSetting};
+
 /// The constants of the interior-point method ([`crate::nlp::Tuning::interior`]); the filter's
 /// constants are the line search's own ([`crate::nlp::Tuning`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,66 +98,35 @@ impl Default for InteriorSettings {
 }
 
 impl InteriorSettings {
-    /// The first field out of its domain, as `(name, value, requirement)`.
-    pub fn invalid_field(&self) -> Option<(&'static str, f64, &'static str)> {
-        let positive = [
-            ("mu_initial", self.mu_initial),
-            ("mu_warm", self.mu_warm),
-            ("smoothing_barrier_ratio", self.smoothing_barrier_ratio),
-            ("barrier_tolerance_factor", self.barrier_tolerance_factor),
-            ("bound_push", self.bound_push),
-            ("warm_push", self.warm_push),
-            ("bound_multiplier_initial", self.bound_multiplier_initial),
-            ("multiplier_initial_max", self.multiplier_initial_max),
-            ("dual_regularization", self.dual_regularization),
-            (
+    /// Checks every constant in order; the first one out of its domain.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        Check::new()
+            .positive("mu_initial", self.mu_initial)
+            .positive("mu_warm", self.mu_warm)
+            .positive("smoothing_barrier_ratio", self.smoothing_barrier_ratio)
+            .positive("barrier_tolerance_factor", self.barrier_tolerance_factor)
+            .positive("bound_push", self.bound_push)
+            .positive("warm_push", self.warm_push)
+            .positive("bound_multiplier_initial", self.bound_multiplier_initial)
+            .positive("multiplier_initial_max", self.multiplier_initial_max)
+            .positive("dual_regularization", self.dual_regularization)
+            .positive(
                 "restoration_regularization",
                 self.restoration_regularization,
-            ),
-            ("restoration_min_step", self.restoration_min_step),
-            ("restoration_stationary", self.restoration_stationary),
-            ("restoration_barrier", self.restoration_barrier),
-        ];
-        let unit = [
-            ("mu_linear_decrease", self.mu_linear_decrease),
-            ("tau_min", self.tau_min),
-            ("bound_fraction", self.bound_fraction),
-            ("soc_kappa", self.soc_kappa),
-            ("restoration_reduction", self.restoration_reduction),
-            ("restoration_armijo", self.restoration_armijo),
-        ];
-        let growth = [
-            ("mu_superlinear_decrease", self.mu_superlinear_decrease),
-            ("kappa_sigma", self.kappa_sigma),
-        ];
-        positive
-            .into_iter()
-            .find(|(_, v)| !(*v > 0.0 && v.is_finite()))
-            .map(|(name, v)| (name, v, "must be positive and finite"))
-            .or_else(|| {
-                unit.into_iter()
-                    .find(|(_, v)| !(*v > 0.0 && *v < 1.0))
-                    .map(|(name, v)| (name, v, "must lie strictly between 0 and 1"))
-            })
-            .or_else(|| {
-                growth
-                    .into_iter()
-                    .find(|(_, v)| !(*v > 1.0 && v.is_finite()))
-                    .map(|(name, v)| (name, v, "must be finite and greater than 1"))
-            })
-            .or_else(|| {
-                (!(self.damping >= 0.0 && self.damping.is_finite())).then_some((
-                    "damping",
-                    self.damping,
-                    "must be finite and not negative",
-                ))
-            })
-            .or_else(|| {
-                (self.restoration_iterations == 0).then_some((
-                    "restoration_iterations",
-                    0.0,
-                    "must be at least 1",
-                ))
-            })
+            )
+            .positive("restoration_min_step", self.restoration_min_step)
+            .positive("restoration_stationary", self.restoration_stationary)
+            .positive("restoration_barrier", self.restoration_barrier)
+            .unit("mu_linear_decrease", self.mu_linear_decrease)
+            .unit("tau_min", self.tau_min)
+            .unit("bound_fraction", self.bound_fraction)
+            .unit("soc_kappa", self.soc_kappa)
+            .unit("restoration_reduction", self.restoration_reduction)
+            .unit("restoration_armijo", self.restoration_armijo)
+            .growth("mu_superlinear_decrease", self.mu_superlinear_decrease)
+            .growth("kappa_sigma", self.kappa_sigma)
+            .non_negative("damping", self.damping)
+            .count("restoration_iterations", self.restoration_iterations)
+            .finish()
     }
 }

@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::error::SolverError;
 use super::interior_settings::InteriorSettings;
-use crate::qp::ActiveSetSettings;
+use crate::qp::{ActiveSetSettings, InertiaSettings};
+use crate::settings_check::{Check, InvalidSetting};
 
 /// The QP solver used for the subproblems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -185,10 +186,12 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tuning {
-    /// The working-set QP solver's constants (`src/qp/active_set.rs`); its shift schedule is
-    /// also that of the backends' convex model (`inertia.rs`) and of the interior-point
-    /// method's Newton system.
+    /// The working-set QP solver's constants (`src/qp/active_set.rs`).
     pub qp: ActiveSetSettings,
+    /// The inertia correction's shift schedule (`src/qp/kkt.rs`): of the working-set QP, the
+    /// backends' convex model (`src/sqp/inertia.rs`) and the interior-point method's Newton
+    /// system.
+    pub inertia: InertiaSettings,
     /// The interior-point method's constants (`src/interior/`).
     pub interior: InteriorSettings,
     /// `line_search.rs`: the filter's sufficient decrease of the violation, `γ_θ`.
@@ -253,6 +256,7 @@ impl Default for Tuning {
     fn default() -> Self {
         Self {
             qp: ActiveSetSettings::default(),
+            inertia: InertiaSettings::default(),
             interior: InteriorSettings::default(),
             filter_gamma_theta: 1e-5,
             filter_gamma_f: 1e-8,
@@ -285,73 +289,46 @@ impl Default for Tuning {
 }
 
 impl Tuning {
-    /// Checks every constant and names the first one out of its domain (as `tuning.NAME`).
-    pub fn validate(&self) -> Result<(), SolverError> {
-        let unit = [
-            ("tuning.filter_gamma_theta", self.filter_gamma_theta),
-            ("tuning.filter_gamma_f", self.filter_gamma_f),
-            ("tuning.filter_armijo", self.filter_armijo),
-            ("tuning.filter_gamma_alpha", self.filter_gamma_alpha),
-            ("tuning.filter_min_step", self.filter_min_step),
-            ("tuning.merit_armijo", self.merit_armijo),
-            ("tuning.merit_min_step", self.merit_min_step),
-            ("tuning.merit_retry_step", self.merit_retry_step),
-            ("tuning.restoration_decrease", self.restoration_decrease),
-            ("tuning.restoration_min_step", self.restoration_min_step),
-            ("tuning.elastic_decrease", self.elastic_decrease),
-            ("tuning.infeasibility_decrease", self.infeasibility_decrease),
-        ];
-        for (field, value) in unit {
-            if !(value > 0.0 && value < 1.0) {
-                return Err(invalid(field, value, "must lie strictly between 0 and 1"));
-            }
-        }
-        let positive_fields = [
-            ("tuning.switching_delta", self.switching_delta),
-            ("tuning.filter_theta_max", self.filter_theta_max),
-            ("tuning.filter_theta_min", self.filter_theta_min),
-            ("tuning.rounding", self.rounding),
-            ("tuning.retry_shift_min", self.retry_shift_min),
-            ("tuning.elastic_penalty_max", self.elastic_penalty_max),
-            ("tuning.convex_damping", self.convex_damping),
-        ];
-        for (field, value) in positive_fields {
-            positive(field, value)?;
-        }
-        let growth = [
-            ("tuning.switching_s_theta", self.switching_s_theta),
-            ("tuning.switching_s_f", self.switching_s_f),
-            ("tuning.retry_shift_growth", self.retry_shift_growth),
-            ("tuning.elastic_penalty_growth", self.elastic_penalty_growth),
-        ];
-        for (field, value) in growth {
-            if !(value > 1.0 && value.is_finite()) {
-                return Err(invalid(field, value, "must be finite and greater than 1"));
-            }
-        }
-        nonzero("tuning.step_attempts", self.step_attempts)?;
-        positive("tuning.curvature_shift", self.curvature_shift)?;
-        if !(self.curvature_decrease > 1.0 && self.curvature_decrease.is_finite()) {
-            return Err(invalid(
-                "tuning.curvature_decrease",
-                self.curvature_decrease,
-                "must be finite and greater than 1",
-            ));
-        }
-        if let Some((name, value, reason)) = self.interior.invalid_field() {
-            return Err(invalid(format!("tuning.interior.{name}"), value, reason));
-        }
-        if let Some((name, value, reason)) = self.qp.invalid_field() {
-            return Err(invalid(format!("tuning.qp.{name}"), value, reason));
-        }
-        if self.filter_theta_min >= self.filter_theta_max {
-            return Err(invalid(
-                "tuning.filter_theta_min",
+    /// Checks every constant in order; the first one out of its domain, named by its path
+    /// within `Tuning` (`interior.mu_initial`).
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        Check::new()
+            .unit("filter_gamma_theta", self.filter_gamma_theta)
+            .unit("filter_gamma_f", self.filter_gamma_f)
+            .unit("filter_armijo", self.filter_armijo)
+            .unit("filter_gamma_alpha", self.filter_gamma_alpha)
+            .unit("filter_min_step", self.filter_min_step)
+            .unit("merit_armijo", self.merit_armijo)
+            .unit("merit_min_step", self.merit_min_step)
+            .unit("merit_retry_step", self.merit_retry_step)
+            .unit("restoration_decrease", self.restoration_decrease)
+            .unit("restoration_min_step", self.restoration_min_step)
+            .unit("elastic_decrease", self.elastic_decrease)
+            .unit("infeasibility_decrease", self.infeasibility_decrease)
+            .positive("switching_delta", self.switching_delta)
+            .positive("filter_theta_max", self.filter_theta_max)
+            .positive("filter_theta_min", self.filter_theta_min)
+            .positive("rounding", self.rounding)
+            .positive("retry_shift_min", self.retry_shift_min)
+            .positive("elastic_penalty_max", self.elastic_penalty_max)
+            .positive("convex_damping", self.convex_damping)
+            .growth("switching_s_theta", self.switching_s_theta)
+            .growth("switching_s_f", self.switching_s_f)
+            .growth("retry_shift_growth", self.retry_shift_growth)
+            .growth("elastic_penalty_growth", self.elastic_penalty_growth)
+            .count("step_attempts", self.step_attempts)
+            .positive("curvature_shift", self.curvature_shift)
+            .growth("curvature_decrease", self.curvature_decrease)
+            .nested("interior", self.interior.validate())
+            .nested("qp", self.qp.validate())
+            .nested("inertia", self.inertia.validate())
+            .require(
+                "filter_theta_min",
                 self.filter_theta_min,
+                self.filter_theta_min < self.filter_theta_max,
                 "must be below `filter_theta_max`",
-            ));
-        }
-        Ok(())
+            )
+            .finish()
     }
 }
 
@@ -388,115 +365,65 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// Checks every field and names the first one that is out of its domain. Also rejects the
-    /// OSQP backend when the crate was built without the `osqp` feature.
+    /// Checks every field in order and names the first one that is out of its domain by its
+    /// path (`tuning.interior.mu_initial`). Also rejects the OSQP backend when the crate was
+    /// built without the `osqp` feature.
     pub fn validate(&self) -> Result<(), SolverError> {
-        positive("tolerance", self.tolerance)?;
-        positive("constraint_tolerance", self.constraint_tolerance)?;
-        positive("complementarity_tolerance", self.complementarity_tolerance)?;
-        positive("ground_work_fraction", self.ground_work_fraction)?;
-        positive("ground_work_allowance", self.ground_work_allowance)?;
-        positive("acceptable_tolerance", self.acceptable_tolerance)?;
-        positive(
-            "acceptable_constraint_tolerance",
-            self.acceptable_constraint_tolerance,
-        )?;
-        if self.acceptable_tolerance < self.tolerance {
-            return Err(invalid(
-                "acceptable_tolerance",
-                self.acceptable_tolerance,
-                "must not be tighter than `tolerance`",
-            ));
-        }
-        if self.acceptable_constraint_tolerance < self.constraint_tolerance {
-            return Err(invalid(
+        Check::new()
+            .positive("tolerance", self.tolerance)
+            .positive("constraint_tolerance", self.constraint_tolerance)
+            .positive("complementarity_tolerance", self.complementarity_tolerance)
+            .positive("ground_work_fraction", self.ground_work_fraction)
+            .positive("ground_work_allowance", self.ground_work_allowance)
+            .positive("acceptable_tolerance", self.acceptable_tolerance)
+            .positive(
                 "acceptable_constraint_tolerance",
                 self.acceptable_constraint_tolerance,
+            )
+            .require(
+                "acceptable_tolerance",
+                self.acceptable_tolerance,
+                self.acceptable_tolerance >= self.tolerance,
+                "must not be tighter than `tolerance`",
+            )
+            .require(
+                "acceptable_constraint_tolerance",
+                self.acceptable_constraint_tolerance,
+                self.acceptable_constraint_tolerance >= self.constraint_tolerance,
                 "must not be tighter than `constraint_tolerance`",
-            ));
-        }
-        nonzero("acceptable_iterations", self.acceptable_iterations)?;
-        nonzero("max_iterations", self.max_iterations)?;
-        if let Some(limit) = self.time_limit_s
-            && (limit.is_nan() || limit <= 0.0)
-        {
-            return Err(invalid(
+            )
+            .count("acceptable_iterations", self.acceptable_iterations)
+            .count("max_iterations", self.max_iterations)
+            .require(
                 "time_limit_s",
-                limit,
+                self.time_limit_s.unwrap_or(f64::INFINITY),
+                self.time_limit_s.is_none_or(|limit| limit > 0.0),
                 "must be positive (leave it out for no limit)",
-            ));
-        }
-        positive("qp_tolerance", self.qp_tolerance)?;
-        nonzero("qp_max_iterations", self.qp_max_iterations)?;
-        positive("relaxation_initial", self.relaxation_initial)?;
-        if !(self.relaxation_decrease > 0.0 && self.relaxation_decrease < 1.0) {
-            return Err(invalid(
-                "relaxation_decrease",
-                self.relaxation_decrease,
-                "must lie strictly between 0 and 1",
-            ));
-        }
-        if !(self.smoothing_decrease > 0.0 && self.smoothing_decrease < 1.0) {
-            return Err(invalid(
-                "smoothing_decrease",
-                self.smoothing_decrease,
-                "must lie strictly between 0 and 1",
-            ));
-        }
-        if !(self.smoothing_margin > 0.0 && self.smoothing_margin <= 1.0) {
-            return Err(invalid(
+            )
+            .positive("qp_tolerance", self.qp_tolerance)
+            .count("qp_max_iterations", self.qp_max_iterations)
+            .positive("relaxation_initial", self.relaxation_initial)
+            .unit("relaxation_decrease", self.relaxation_decrease)
+            .unit("smoothing_decrease", self.smoothing_decrease)
+            .require(
                 "smoothing_margin",
                 self.smoothing_margin,
+                self.smoothing_margin > 0.0 && self.smoothing_margin <= 1.0,
                 "must lie in (0, 1]",
-            ));
-        }
-        if !(self.smoothing_level_tolerance >= 0.0 && self.smoothing_level_tolerance.is_finite()) {
-            return Err(invalid(
-                "smoothing_level_tolerance",
-                self.smoothing_level_tolerance,
-                "must be finite and not negative",
-            ));
-        }
-        self.tuning.validate()?;
-        if self.method == Method::InteriorPoint && self.hessian != HessianStrategy::Exact {
-            return Err(invalid(
+            )
+            .non_negative("smoothing_level_tolerance", self.smoothing_level_tolerance)
+            .nested("tuning", self.tuning.validate())
+            .require(
                 "method",
                 "interior_point",
+                self.method != Method::InteriorPoint || self.hessian == HessianStrategy::Exact,
                 "needs `hessian: exact`; use `method: sqp` with BFGS",
-            ));
-        }
+            )
+            .finish()?;
         if self.qp == QpBackend::Osqp && !cfg!(feature = "osqp") {
             return Err(SolverError::BackendUnavailable("osqp"));
         }
         Ok(())
-    }
-}
-
-fn invalid(
-    field: impl Into<String>,
-    value: impl std::fmt::Display,
-    reason: &'static str,
-) -> SolverError {
-    SolverError::InvalidSetting {
-        field: field.into(),
-        value: value.to_string(),
-        reason,
-    }
-}
-
-fn positive(field: &'static str, value: f64) -> Result<(), SolverError> {
-    if value > 0.0 && value.is_finite() {
-        Ok(())
-    } else {
-        Err(invalid(field, value, "must be positive and finite"))
-    }
-}
-
-fn nonzero(field: &'static str, value: usize) -> Result<(), SolverError> {
-    if value > 0 {
-        Ok(())
-    } else {
-        Err(invalid(field, value, "must be at least 1"))
     }
 }
 
@@ -518,5 +445,52 @@ mod tests {
             Ok(Method::InteriorPoint)
         );
         assert!("fast".parse::<Method>().is_err());
+    }
+
+    /// The first field out of its domain, named by its path, with its value and requirement:
+    /// each step breaks one more field, earlier in the order of the checks than the last.
+    #[test]
+    fn validation_names_the_first_invalid_field_by_its_path() {
+        type Step = (fn(&mut Settings), [&'static str; 3]);
+        let steps: [Step; 4] = [
+            (
+                |s| s.tuning.inertia.shift_decrease = 1.0,
+                [
+                    "tuning.inertia.shift_decrease",
+                    "1",
+                    "must lie strictly between 0 and 1",
+                ],
+            ),
+            (
+                |s| s.tuning.qp.refinement_cycles = 0,
+                ["tuning.qp.refinement_cycles", "0", "must be at least 1"],
+            ),
+            (
+                |s| s.tuning.interior.damping = -1.0,
+                [
+                    "tuning.interior.damping",
+                    "-1",
+                    "must be finite and not negative",
+                ],
+            ),
+            (
+                |s| s.time_limit_s = Some(f64::NAN),
+                [
+                    "time_limit_s",
+                    "NaN",
+                    "must be positive (leave it out for no limit)",
+                ],
+            ),
+        ];
+        let mut settings = Settings::default();
+        for (change, [field, value, reason]) in steps {
+            change(&mut settings);
+            let expected = SolverError::InvalidSetting {
+                field: field.into(),
+                value: value.into(),
+                reason,
+            };
+            assert_eq!(settings.validate(), Err(expected));
+        }
     }
 }

@@ -20,8 +20,9 @@
 //! **Inertia control** (Wächter & Biegler 2006, §3.1). The face solution minimizes the QP on
 //! the face when the reduced Hessian of `P + δI` on the null space of `A_W` is positive
 //! definite, i.e. when the matrix has `n` positive and `m` negative eigenvalues. `δ` stays at
-//! the caller's floor (usually 0) when that holds; otherwise it follows IPOPT's schedule: `δ₀`
-//! (or a fraction of the last shift), then growing until the inertia is right. Within one QP
+//! the caller's floor (usually 0) when that holds; otherwise it follows IPOPT's schedule
+//! ([`InertiaSettings`]): `δ₀` (or a fraction of the last shift), then growing until the
+//! inertia is right. Within one QP
 //! the shift only grows, so the final solution is optimal for one model `P + δI`.
 //!
 //! **Stable without pivoting.** QDLDL does not pivot. The multipliers of rows with at most
@@ -62,8 +63,9 @@ use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::QpProblem;
-use super::kkt::{multipliers_first, smallest_shift};
+use super::kkt::{InertiaSettings, multipliers_first, smallest_shift};
 use super::sparse::{CscAssembly, add_product};
+use crate::settings_check::{Check, InvalidSetting};
 
 /// Which bound a QP row is held at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,18 +103,6 @@ pub struct ActiveSetSettings {
     pub proximal_steps: usize,
     /// From this shift on, the multipliers are corrected to the unshifted model's.
     pub unshift_threshold: f64,
-    /// First shift `δ₀` of the inertia correction.
-    pub shift_first: f64,
-    /// Smallest shift of the schedule.
-    pub shift_min: f64,
-    /// Largest shift tried before giving up.
-    pub shift_max: f64,
-    /// The next solve's first shift, as a fraction of the last one.
-    pub shift_decrease: f64,
-    /// Growth of the shift while the inertia is wrong, after an earlier shift.
-    pub shift_increase: f64,
-    /// Growth of the shift while the inertia is wrong, without an earlier shift.
-    pub shift_first_increase: f64,
 }
 
 impl Default for ActiveSetSettings {
@@ -128,86 +118,24 @@ impl Default for ActiveSetSettings {
             dense_row: 512,
             proximal_steps: 3,
             unshift_threshold: 10.0,
-            shift_first: 1e-4,
-            shift_min: 1e-20,
-            shift_max: 1e40,
-            shift_decrease: 1.0 / 3.0,
-            shift_increase: 8.0,
-            shift_first_increase: 100.0,
         }
     }
 }
 
 impl ActiveSetSettings {
-    /// IPOPT's inertia-correction schedule (Wächter & Biegler 2006, Algorithm IC) after a last
-    /// nonzero shift `last_shift` (0 when there was none): the first shift to try when the
-    /// unshifted matrix has the wrong inertia, and the growth factor of the next ones. The
-    /// working-set QP and the interior-point method's Newton system both follow it.
-    pub(crate) fn shift_schedule(&self, last_shift: f64) -> (f64, f64) {
-        if last_shift == 0.0 {
-            (self.shift_first, self.shift_first_increase)
-        } else {
-            (
-                (self.shift_decrease * last_shift).max(self.shift_min),
-                self.shift_increase,
-            )
-        }
-    }
-
-    /// The first field out of its domain, as `(name, value, requirement)`.
-    pub fn invalid_field(&self) -> Option<(&'static str, f64, &'static str)> {
-        let counts = [
-            ("rounds", self.rounds),
-            ("primal_rounds", self.primal_rounds),
-            ("dense_row", self.dense_row),
-            ("refinement_steps", self.refinement_steps),
-            ("refinement_cycles", self.refinement_cycles),
-        ];
-        let positive = [
-            ("tolerance", self.tolerance),
-            ("primal_tolerance", self.primal_tolerance),
-            ("dual_regularization", self.dual_regularization),
-            ("unshift_threshold", self.unshift_threshold),
-            ("shift_first", self.shift_first),
-            ("shift_min", self.shift_min),
-            ("shift_max", self.shift_max),
-        ];
-        let growth = [
-            ("shift_increase", self.shift_increase),
-            ("shift_first_increase", self.shift_first_increase),
-        ];
-        counts
-            .into_iter()
-            .find(|(_, v)| *v == 0)
-            .map(|(name, v)| (name, v as f64, "must be at least 1"))
-            .or_else(|| {
-                positive
-                    .into_iter()
-                    .find(|(_, v)| !(*v > 0.0 && v.is_finite()))
-                    .map(|(name, v)| (name, v, "must be positive and finite"))
-            })
-            .or_else(|| {
-                growth
-                    .into_iter()
-                    .find(|(_, v)| !(*v > 1.0 && v.is_finite()))
-                    .map(|(name, v)| (name, v, "must be finite and greater than 1"))
-            })
-            .or_else(|| {
-                (!(self.shift_decrease > 0.0 && self.shift_decrease < 1.0)).then_some((
-                    "shift_decrease",
-                    self.shift_decrease,
-                    "must lie strictly between 0 and 1",
-                ))
-            })
-            .or_else(|| {
-                (self.shift_min > self.shift_first || self.shift_first > self.shift_max).then_some(
-                    (
-                        "shift_first",
-                        self.shift_first,
-                        "must lie between `shift_min` and `shift_max`",
-                    ),
-                )
-            })
+    /// Checks every constant in order; the first one out of its domain.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        Check::new()
+            .count("rounds", self.rounds)
+            .count("primal_rounds", self.primal_rounds)
+            .count("dense_row", self.dense_row)
+            .count("refinement_steps", self.refinement_steps)
+            .count("refinement_cycles", self.refinement_cycles)
+            .positive("tolerance", self.tolerance)
+            .positive("primal_tolerance", self.primal_tolerance)
+            .positive("dual_regularization", self.dual_regularization)
+            .positive("unshift_threshold", self.unshift_threshold)
+            .finish()
     }
 }
 
@@ -271,15 +199,22 @@ pub struct ActiveSetQp {
     /// The changes that led to the current working set: row, new side, old side.
     applied: Vec<(usize, Side, Side)>,
     seen: Vec<u64>,
-    /// The last nonzero shift, for the schedule of the next one.
+    /// The inertia correction's schedule, and the last nonzero shift it found, for the
+    /// schedule of the next one.
+    inertia: InertiaSettings,
     last_shift: f64,
     factorizations: usize,
 }
 
 impl ActiveSetQp {
     /// Builds the KKT pattern of `qp` and its ordering (rows with at most `dense_row` entries
-    /// eliminated first; see the module documentation).
-    pub fn new(qp: &QpProblem<'_>, settings: &ActiveSetSettings) -> Self {
+    /// eliminated first; see the module documentation); its inertia correction follows
+    /// `inertia`.
+    pub fn new(
+        qp: &QpProblem<'_>,
+        settings: &ActiveSetSettings,
+        inertia: &InertiaSettings,
+    ) -> Self {
         let dense_row = settings.dense_row;
         let (p, a) = (qp.hessian, qp.constraints);
         let (n, m) = (p.ncols(), a.nrows());
@@ -378,6 +313,7 @@ impl ActiveSetQp {
             changes: Vec::new(),
             applied: Vec::new(),
             seen: Vec::new(),
+            inertia: *inertia,
             last_shift: 0.0,
             factorizations: 0,
         }
@@ -426,7 +362,7 @@ impl ActiveSetQp {
         while budget > 0 {
             round += 1;
             budget -= 1;
-            shift = match self.factor_with_inertia(qp, sides, shift, settings) {
+            shift = match self.factor_with_inertia(qp, sides, shift) {
                 Ok(shift) => shift,
                 Err(failure) => return self.certified_or(certified, sides, failure),
             };
@@ -530,7 +466,7 @@ impl ActiveSetQp {
         let mut cautious = false;
         let mut shift = floor;
         for round in 1..=settings.primal_rounds {
-            shift = self.factor_with_inertia(qp, sides, shift, settings)?;
+            shift = self.factor_with_inertia(qp, sides, shift)?;
             self.solve_face(qp, sides, shift, settings);
             if !self.face_consistent(qp, sides, settings) {
                 return Err(ActiveSetFailure::InconsistentFace);
@@ -596,7 +532,7 @@ impl ActiveSetQp {
         y: &mut [f64],
     ) -> Result<FaceSolution, ActiveSetFailure> {
         self.start(qp, settings);
-        let shift = self.factor_with_inertia(qp, sides, floor, settings)?;
+        let shift = self.factor_with_inertia(qp, sides, floor)?;
         self.solve_face(qp, sides, shift, settings);
         if !self.face_consistent(qp, sides, settings) {
             return Err(ActiveSetFailure::InconsistentFace);
@@ -738,11 +674,11 @@ impl ActiveSetQp {
         qp: &QpProblem<'_>,
         sides: &[Side],
         start: f64,
-        settings: &ActiveSetSettings,
     ) -> Result<f64, ActiveSetFailure> {
-        let (first, growth) = settings.shift_schedule(self.last_shift);
+        let (first, growth) = self.inertia.shift_schedule(self.last_shift);
         let schedule = if first > start { first } else { start * growth };
-        let delta = smallest_shift(Some(start), schedule, growth, settings.shift_max, |d| {
+        let max = self.inertia.shift_max;
+        let delta = smallest_shift(Some(start), schedule, growth, max, |d| {
             self.factor(qp, sides, d)
         })
         .ok_or(ActiveSetFailure::Inertia)?;

@@ -23,11 +23,18 @@
 //! **Refinement.** The elimination of a row with a small `rᵢ` puts `aᵢaᵢᵀ/rᵢ` into the primal
 //! block, so the factorization is accurate only to about `ε_mach · ‖a‖²/r` relative; a few steps
 //! of iterative refinement on the matrix itself ([`KktMatrix::solve`]) remove that error.
+//!
+//! **Inertia correction.** When the inertia is wrong, the primal block is shifted by `δI` with
+//! `δ` from IPOPT's schedule ([`InertiaSettings`], searched by [`smallest_shift`]). The
+//! working-set QP, the SQP's convex model (a `KktMatrix` without rows: the `LDLᵀ` of `H + δI`)
+//! and the interior-point method's Newton system all correct their inertia this way.
 
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
+use serde::{Deserialize, Serialize};
 
 use super::sparse::CscAssembly;
+use crate::settings_check::{Check, InvalidSetting};
 
 /// Refinement steps of [`KktMatrix::solve`] at most.
 const REFINEMENT_STEPS: usize = 10;
@@ -291,6 +298,76 @@ pub(crate) fn multipliers_first(
             .map(|v| if v < n { v } else { n + long[v - n] }),
     );
     perm
+}
+
+/// The constants of IPOPT's inertia correction (Wächter & Biegler 2006, §3.1, Algorithm IC),
+/// with the paper's values as defaults: the shifts the search `smallest_shift` tries. One
+/// schedule for the working-set QP, the SQP's convex model and the interior-point method's
+/// Newton system ([`crate::nlp::Tuning::inertia`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InertiaSettings {
+    /// `δ̄_w⁰`: the first shift when there was no earlier one.
+    pub shift_first: f64,
+    /// `δ̄_w^min`: the smallest shift of the schedule.
+    pub shift_min: f64,
+    /// `δ̄_w^max`: the largest shift tried before giving up.
+    pub shift_max: f64,
+    /// `κ_w⁻`: the next search's first shift, as a fraction of the last one.
+    pub shift_decrease: f64,
+    /// `κ_w⁺`: growth of the shift while the inertia is wrong, after an earlier shift.
+    pub shift_increase: f64,
+    /// `κ̄_w⁺`: growth of the shift while the inertia is wrong, without an earlier shift.
+    pub shift_first_increase: f64,
+}
+
+impl Default for InertiaSettings {
+    fn default() -> Self {
+        Self {
+            shift_first: 1e-4,
+            shift_min: 1e-20,
+            shift_max: 1e40,
+            shift_decrease: 1.0 / 3.0,
+            shift_increase: 8.0,
+            shift_first_increase: 100.0,
+        }
+    }
+}
+
+impl InertiaSettings {
+    /// The schedule after a last nonzero shift `last_shift` (0 when there was none): the first
+    /// shift to try when the unshifted matrix has the wrong inertia, and the growth factor of
+    /// the next ones. The working-set QP and the interior-point method's Newton system follow
+    /// it; the SQP's convex model, built afresh for each call, starts at `shift_first` and
+    /// grows by `shift_increase`.
+    pub(crate) fn shift_schedule(&self, last_shift: f64) -> (f64, f64) {
+        if last_shift == 0.0 {
+            (self.shift_first, self.shift_first_increase)
+        } else {
+            (
+                (self.shift_decrease * last_shift).max(self.shift_min),
+                self.shift_increase,
+            )
+        }
+    }
+
+    /// Checks every constant in order; the first one out of its domain.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        Check::new()
+            .positive("shift_first", self.shift_first)
+            .positive("shift_min", self.shift_min)
+            .positive("shift_max", self.shift_max)
+            .growth("shift_increase", self.shift_increase)
+            .growth("shift_first_increase", self.shift_first_increase)
+            .unit("shift_decrease", self.shift_decrease)
+            .require(
+                "shift_first",
+                self.shift_first,
+                !(self.shift_min > self.shift_first || self.shift_first > self.shift_max),
+                "must lie between `shift_min` and `shift_max`",
+            )
+            .finish()
+    }
 }
 
 /// IPOPT's inertia correction (Wächter & Biegler 2006, Algorithm IC) as one search, shared by

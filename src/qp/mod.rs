@@ -1,6 +1,6 @@
 //! QP solvers: the interface an SQP's subproblems are posed in, the Clarabel and OSQP backends,
-//! and the working-set solver on the KKT system ([`ActiveSetQp`]). Nothing here knows about
-//! SQP.
+//! and the working-set solver on the KKT system ([`ActiveSetQp`]) with the inertia correction
+//! it shares with the NLP methods ([`InertiaSettings`]). Nothing here knows about SQP.
 //!
 //! A backend solves
 //!
@@ -26,6 +26,7 @@ pub(crate) mod sparse;
 pub(crate) use active_set::working_set_of;
 pub use active_set::{ActiveSetFailure, ActiveSetQp, ActiveSetSettings, FaceSolution, Side};
 pub use clarabel::ClarabelQp;
+pub use kkt::InertiaSettings;
 #[cfg(feature = "osqp")]
 pub use osqp::{OSQP_INFTY, OsqpQp};
 

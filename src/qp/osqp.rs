@@ -20,6 +20,7 @@ use nalgebra_sparse::CscMatrix;
 use osqp::{CscMatrix as OsqpCsc, Problem, Settings, Status};
 
 use super::active_set::{ActiveSetQp, ActiveSetSettings, Side, working_set_of};
+use super::kkt::InertiaSettings;
 use super::{QpProblem, QpSolution, QpSolver, QpStatus, RowKind, row_kinds, shape};
 
 /// OSQP's representation of an infinite bound (`OSQP_INFTY` in its `constants.h`).
@@ -66,6 +67,7 @@ pub struct OsqpQp {
     polish: Option<Polish>,
     polish_factorizations: usize,
     active_set: ActiveSetSettings,
+    inertia: InertiaSettings,
 }
 
 /// The working-set solver for OSQP's QP pattern, with its working set.
@@ -105,14 +107,21 @@ impl OsqpQp {
     /// A backend with absolute and relative tolerance `tolerance` and at most
     /// `max_iterations` ADMM iterations per solve.
     pub fn new(tolerance: f64, max_iterations: usize) -> Self {
-        Self::with_active_set(tolerance, max_iterations, ActiveSetSettings::default())
+        Self::with_active_set(
+            tolerance,
+            max_iterations,
+            ActiveSetSettings::default(),
+            InertiaSettings::default(),
+        )
     }
 
-    /// [`OsqpQp::new`] whose working-set solver between the ADMM rounds uses `active_set`.
+    /// [`OsqpQp::new`] whose working-set solver between the ADMM rounds uses `active_set`
+    /// and the inertia correction `inertia`.
     pub fn with_active_set(
         tolerance: f64,
         max_iterations: usize,
         active_set: ActiveSetSettings,
+        inertia: InertiaSettings,
     ) -> Self {
         let settings = Settings::default()
             .verbose(false)
@@ -138,6 +147,7 @@ impl OsqpQp {
             polish: None,
             polish_factorizations: 0,
             active_set,
+            inertia,
         }
     }
 }
@@ -184,7 +194,7 @@ impl QpSolver for OsqpQp {
         let max_iterations = self.max_iterations;
         if !polish.as_ref().is_some_and(|p| p.solver.fits(qp)) {
             *polish = Some(Polish {
-                solver: ActiveSetQp::new(qp, &self.active_set),
+                solver: ActiveSetQp::new(qp, &self.active_set, &self.inertia),
                 sides: vec![Side::Inactive; qp.lower.len()],
                 x: vec![0.0; qp.linear.len()],
                 y: vec![0.0; qp.lower.len()],

@@ -120,7 +120,9 @@ impl HessianModel {
             }
         }
         let shift = match &mut self.correction {
-            Some(correction) => correction.shift(self.convex.matrix.values(), floor, tuning)?,
+            Some(correction) => {
+                correction.shift(self.convex.matrix.values(), floor, &tuning.inertia)?
+            }
             None => floor,
         };
         let m = &mut self.convex.matrix;
@@ -141,7 +143,7 @@ impl HessianModel {
 
     /// Numeric factorizations of the convexification so far.
     pub(crate) fn factorizations(&self) -> usize {
-        self.correction.as_ref().map_or(0, |c| c.factorizations)
+        self.correction.as_ref().map_or(0, |c| c.factorizations())
     }
 
     /// The BFGS update with step `s` and gradient change `y` (nothing for the exact model).

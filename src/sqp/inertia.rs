@@ -1,89 +1,58 @@
-//! Positive-definiteness tests by sparse `LDLᵀ` and IPOPT's shift schedule.
+//! Positive-definiteness tests by sparse `LDLᵀ` and IPOPT's shift schedule, for the backends'
+//! convex model (`hessian.rs`).
 //!
-//! A symmetric matrix (upper-triangle CSC with the full diagonal) is positive definite exactly
-//! when its `LDLᵀ` factorization has `n` positive pivots. The factorization is Clarabel's QDLDL
-//! with AMD ordering and no internal regularization: it does not pivot, which is safe here
-//! because every matrix it is asked about either is positive definite (then any order is
-//! stable) or is rejected (a zero or negative pivot is all the answer needs).
+//! A symmetric matrix is positive definite exactly when its `LDLᵀ` factorization has `n`
+//! positive pivots. The factorization is the KKT matrix's ([`KktMatrix`]) without dual rows:
+//! `H + δI` in AMD order without pivoting, which is safe here because every matrix it is asked
+//! about either is positive definite (then any order is stable) or is rejected (a zero or
+//! negative pivot is all the answer needs).
 //!
 //! [`InertiaCorrection::shift`] finds a shift `δI` that makes a matrix positive definite, on a
-//! geometric grid from `δ₀` (constants in [`Tuning`]).
+//! geometric grid from `δ₀` ([`InertiaSettings`]).
 
-use clarabel::algebra::CscMatrix as ClarabelCsc;
-use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
-
-use crate::nlp::settings::Tuning;
-use crate::qp::kkt::smallest_shift;
+use crate::qp::InertiaSettings;
+use crate::qp::kkt::{KktMatrix, smallest_shift};
 use crate::qp::sparse::CscAssembly;
 
 /// Positive-definiteness tests and shifts for one fixed pattern.
 pub(crate) struct InertiaCorrection {
-    factor: Option<QDLDLFactorisation<f64>>,
-    pattern: ClarabelCsc<f64>,
-    indices: Vec<usize>,
-    /// Value index of each diagonal entry.
-    diagonal: Vec<usize>,
-    shifted: Vec<f64>,
-    /// Numeric factorizations performed so far.
-    pub(crate) factorizations: usize,
+    kkt: KktMatrix,
+    /// The shift on each diagonal entry.
+    shift: Vec<f64>,
 }
 
 impl InertiaCorrection {
-    /// Prepares the tests for the pattern of `assembly` (which must contain the diagonal).
-    pub(crate) fn new(assembly: &CscAssembly) -> Self {
-        let a = &assembly.matrix;
-        let diagonal = (0..a.ncols())
-            .map(|j| {
-                let (start, end) = (a.col_offsets()[j], a.col_offsets()[j + 1]);
-                start + a.row_indices()[start..end].partition_point(|&r| r < j)
+    /// Prepares the tests for the upper-triangle pattern of `upper` (which must contain the
+    /// diagonal); the values given to the tests follow its CSC order.
+    pub(crate) fn new(upper: &CscAssembly) -> Self {
+        let a = &upper.matrix;
+        let n = a.ncols();
+        // Entry `(r, c)`, `r <= c`, of the upper triangle is the triplet `(c, r)` of the lower
+        // triangle the KKT matrix takes, in CSC order: value `k` goes to triplet `k`.
+        let lower: Vec<(usize, usize)> = (0..n)
+            .flat_map(|c| {
+                let rows = &a.row_indices()[a.col_offsets()[c]..a.col_offsets()[c + 1]];
+                rows.iter().map(move |&r| (c, r))
             })
             .collect();
-        let pattern = ClarabelCsc::new(
-            a.nrows(),
-            a.ncols(),
-            a.col_offsets().to_vec(),
-            a.row_indices().to_vec(),
-            vec![1.0; a.nnz()],
-        );
+        // Without rows every unknown is ordered by AMD, whatever `dense_row` says.
+        let kkt = KktMatrix::new(n, &lower, &[], &vec![true; n], &[], 0);
         Self {
-            factor: None,
-            indices: (0..a.nnz()).collect(),
-            diagonal,
-            shifted: vec![0.0; a.nnz()],
-            pattern,
-            factorizations: 0,
+            kkt,
+            shift: vec![0.0; n],
         }
     }
 
+    /// Numeric factorizations performed so far.
+    pub(crate) fn factorizations(&self) -> usize {
+        self.kkt.factorizations()
+    }
+
     /// Whether `values + δI` is positive definite.
-    pub(crate) fn positive_definite(&mut self, values: &[f64], delta: f64) -> bool {
-        self.shifted.copy_from_slice(values);
-        for &k in &self.diagonal {
-            self.shifted[k] += delta;
-        }
-        let n = self.diagonal.len();
-        self.factorizations += 1;
-        let factor = match self.factor.as_mut() {
-            Some(f) => {
-                f.update_values(&self.indices, &self.shifted);
-                if f.refactor().is_err() {
-                    return false;
-                }
-                f
-            }
-            None => {
-                self.pattern.nzval.copy_from_slice(&self.shifted);
-                let settings = QDLDLSettings {
-                    regularize_enable: false,
-                    ..QDLDLSettings::default()
-                };
-                match QDLDLFactorisation::new(&self.pattern, Some(settings)) {
-                    Ok(f) => self.factor.insert(f),
-                    Err(_) => return false,
-                }
-            }
-        };
-        factor.positive_inertia() == n && factor.D.iter().all(|d| d.is_finite())
+    fn positive_definite(&mut self, values: &[f64], delta: f64) -> bool {
+        self.shift.fill(delta);
+        self.kkt.assemble(values, &[], &self.shift, &[]);
+        self.kkt.factor()
     }
 
     /// The smallest shift `max(floor, δ₀)·κ^k` (`κ = shift_increase`), or 0 when `floor` is 0
@@ -91,12 +60,17 @@ impl InertiaCorrection {
     /// `None` if even `δ_max` fails (non-finite entries). Each call starts afresh: the
     /// convexified model is built only for the backend's occasional QPs, whose models can
     /// differ by orders of magnitude from one call to the next.
-    pub(crate) fn shift(&mut self, values: &[f64], floor: f64, tuning: &Tuning) -> Option<f64> {
+    pub(crate) fn shift(
+        &mut self,
+        values: &[f64],
+        floor: f64,
+        inertia: &InertiaSettings,
+    ) -> Option<f64> {
         smallest_shift(
             (floor == 0.0).then_some(0.0),
-            floor.max(tuning.qp.shift_first),
-            tuning.qp.shift_increase,
-            tuning.qp.shift_max,
+            floor.max(inertia.shift_first),
+            inertia.shift_increase,
+            inertia.shift_max,
             |delta| self.positive_definite(values, delta),
         )
     }
@@ -111,10 +85,11 @@ mod tests {
         // [[1, 2], [2, 1]] has eigenvalues 3 and -1.
         let assembly = CscAssembly::new(2, 2, &[(0, 0), (0, 1), (1, 1)]);
         let mut correction = InertiaCorrection::new(&assembly);
-        let tuning = Tuning::default();
-        let delta = correction.shift(&[1.0, 2.0, 1.0], 0.0, &tuning).unwrap();
+        let inertia = InertiaSettings::default();
+        let delta = correction.shift(&[1.0, 2.0, 1.0], 0.0, &inertia).unwrap();
         assert!(delta > 1.0 && delta <= 8.0, "{delta}");
-        assert_eq!(correction.shift(&[1.0, 0.0, 3.0], 0.0, &tuning), Some(0.0));
-        assert!(correction.shift(&[1.0, 0.0, 3.0], 0.5, &tuning).unwrap() >= 0.5);
+        assert_eq!(correction.shift(&[1.0, 0.0, 3.0], 0.0, &inertia), Some(0.0));
+        assert!(correction.shift(&[1.0, 0.0, 3.0], 0.5, &inertia).unwrap() >= 0.5);
+        assert_eq!(correction.factorizations(), 9);
     }
 }

@@ -37,6 +37,7 @@ pub(crate) fn default_backend(settings: &Settings) -> Box<dyn QpSolver> {
             settings.qp_tolerance,
             settings.qp_max_iterations,
             settings.tuning.qp.clone(),
+            settings.tuning.inertia,
         )),
         // Rejected by `Settings::validate` in builds without the feature.
         #[cfg(not(feature = "osqp"))]

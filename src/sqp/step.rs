@@ -150,8 +150,11 @@ impl StepBuilder {
             &problem.x_upper,
             &problem.jacobian_structure,
         );
-        let active_set =
-            ActiveSetQp::new(&subproblem.regular(hessian.matrix()), &settings.tuning.qp);
+        let active_set = ActiveSetQp::new(
+            &subproblem.regular(hessian.matrix()),
+            &settings.tuning.qp,
+            &settings.tuning.inertia,
+        );
         let rows = m + subproblem.bounded().len();
         Self {
             subproblem,
