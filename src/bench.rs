@@ -11,7 +11,7 @@ use crate::dynamics::{
 use crate::model::{BaseKind, Model, PendulumSpec, parse_urdf, pendulum_urdf};
 use crate::nlp::{Method, Nlp, QpBackend};
 use crate::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
-use crate::transcription::{CollocationNlp, VariationalNlp};
+use crate::transcription::{CollocationNlp, VariationalNlp, central_difference};
 use crate::vi::{
     Galerkin, Stage, StageGradient, StageJacobian, StageWorkspace, del_gradient, del_hessian,
     del_residual, linearize, newton_direction,
@@ -246,22 +246,23 @@ impl StageCase {
     pub fn hessian_by_differences(&mut self) -> f64 {
         let mut q = self.q.clone();
         for c in 0..q.len() {
-            let h = 1e-6 * self.q[c].abs().max(1.0);
-            for (side, e) in [h, -h].into_iter().enumerate() {
-                q[c] = self.q[c] + e;
-                let st = stage(self.dt, &self.p, &q, &self.u);
-                linearize(&self.model, &self.gal, &mut self.ws, &st, &mut self.jac);
-                for (j, g) in self.grad[side].iter_mut().enumerate() {
-                    *g = self
-                        .jac
-                        .dq
-                        .column(j)
-                        .dot(&DVector::from_column_slice(&self.lambda));
-                }
-            }
-            q[c] = self.q[c];
+            let step = central_difference(
+                &mut q[..],
+                |q| &mut q[c],
+                |q, side| {
+                    let st = stage(self.dt, &self.p, q, &self.u);
+                    linearize(&self.model, &self.gal, &mut self.ws, &st, &mut self.jac);
+                    for (j, g) in self.grad[side].iter_mut().enumerate() {
+                        *g = self
+                            .jac
+                            .dq
+                            .column(j)
+                            .dot(&DVector::from_column_slice(&self.lambda));
+                    }
+                },
+            );
             for r in 0..q.len() {
-                self.hess[(r, c)] = (self.grad[0][r] - self.grad[1][r]) / (2.0 * h);
+                self.hess[(r, c)] = step.quotient(self.grad[0][r], self.grad[1][r]);
             }
         }
         self.hess[(0, 0)]

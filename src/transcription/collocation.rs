@@ -7,7 +7,10 @@
 //! boundary states and the velocity limits are bounds on `q_p` and `v_p`. The objective uses
 //! Simpson's rule on the same points.
 
-use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_leading_lower_triangle};
+use super::common::{
+    FD_STEP, Points, Route, central_difference, check_finite, load_coordinates, lower_triangle,
+    write_leading_lower_triangle,
+};
 use super::guess::initial_trajectory;
 use super::held_acceleration::HeldAcceleration;
 use super::knot_impulse::KnotImpulse;
@@ -43,7 +46,7 @@ struct PointBuffers {
     /// `∇²ψ` at the state, `∇²χ`, and `∇²ψ` on either side of the difference along `(v, a)`.
     curvature: [LagrangianCurvature; 4],
     zeros: Vec<f64>,
-    /// A shifted `[q, v]`, or a shifted `q` for the loads.
+    /// A shifted `[q, v]`.
     shifted: Vec<f64>,
     lw: LoadWorkspace,
     forces: Vec<f64>,
@@ -52,17 +55,7 @@ struct PointBuffers {
     load_variables: [Vec<f64>; 2],
     /// The gradient at either side of a difference, for
     /// [`CollocationNlp::hessian_values_by_differences`].
-    grad_plus: Vec<f64>,
-    grad_minus: Vec<f64>,
-}
-
-/// How [`CollocationNlp`] takes each point's inverse-dynamics curvature.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Route {
-    /// [`lagrangian_curvature`] and the loads by differences of their gradient.
-    Analytic,
-    /// Central differences of the inverse-dynamics derivatives.
-    Differences,
+    grad_sides: [Vec<f64>; 2],
 }
 
 /// The Hermite–Simpson transcription of a problem as an [`Nlp`].
@@ -160,16 +153,10 @@ impl<'a> CollocationNlp<'a> {
                 load_gradient: [vec![0.0; n], vec![0.0; n]],
                 load_velocity: vec![0.0; loads.len() * 3],
                 load_variables: [Vec::new(), Vec::new()],
-                grad_plus: vec![0.0; 3 * n + vars.len()],
-                grad_minus: vec![0.0; 3 * n + vars.len()],
+                grad_sides: [vec![0.0; 3 * n + vars.len()], vec![0.0; 3 * n + vars.len()]],
             })
             .collect();
-        let mut load_coordinates: Vec<usize> = loads
-            .iter()
-            .flat_map(|l| model.ancestors_inclusive(l.body))
-            .collect();
-        load_coordinates.sort_unstable();
-        load_coordinates.dedup();
+        let load_coordinates = load_coordinates(model, &loads);
         let held = HeldAcceleration::new(prob);
         let impulse = KnotImpulse::new(
             prob,
@@ -327,7 +314,7 @@ impl<'a> CollocationNlp<'a> {
                 let tri = 3 * n * (3 * n + 1) / 2;
                 write_leading_lower_triangle(&b.hess, 3 * n, &mut out[..tri]);
                 let mut idx = tri;
-                for f in 3 * n..b.grad_plus.len() {
+                for f in 3 * n..b.hess.nrows() {
                     for j in 0..n {
                         out[idx] = b.hess[(f, j)];
                         idx += 1;
@@ -438,47 +425,47 @@ impl<'a> CollocationNlp<'a> {
     ) {
         let n = model.dof();
         for &j in coords {
-            let q0 = b.state[j];
-            let h = FD_STEP * q0.abs().max(1.0);
-            for side in 0..2 {
-                b.shifted[..n].copy_from_slice(&b.state[..n]);
-                b.shifted[j] = if side == 0 { q0 + h } else { q0 - h };
-                terms.forces(p, x, &b.shifted[..n], &mut b.fs);
-                for (l, f, _) in b.fs.each() {
-                    b.forces[3 * l..3 * l + 3].copy_from_slice(f.as_slice());
-                }
-                let g = &mut b.load_gradient[side];
-                g.fill(0.0);
-                load_gradient(
-                    model,
-                    &mut b.lw,
-                    &b.shifted[..n],
-                    loads,
-                    &b.forces,
-                    lam,
-                    g,
-                    &mut b.load_velocity,
-                );
-                let w = |l: usize| Vector3::from_column_slice(&b.load_velocity[3 * l..3 * l + 3]);
-                for (l, _, dfdq) in b.fs.each() {
-                    let wl = w(l);
-                    for (c, gc) in g.iter_mut().enumerate() {
-                        *gc += (0..3).map(|d| dfdq[(d, c)] * wl[d]).sum::<f64>();
+            let step = central_difference(
+                b,
+                |b| &mut b.state[j],
+                |b, side| {
+                    let q = &b.state[..n];
+                    terms.forces(p, x, q, &mut b.fs);
+                    for (l, f, _) in b.fs.each() {
+                        b.forces[3 * l..3 * l + 3].copy_from_slice(f.as_slice());
                     }
-                }
-                let xs = &mut b.load_variables[side];
-                xs.clear();
-                xs.extend(b.fs.variables().map(|(l, _, dv)| dv.dot(&w(l))));
-            }
+                    let g = &mut b.load_gradient[side];
+                    g.fill(0.0);
+                    load_gradient(
+                        model,
+                        &mut b.lw,
+                        q,
+                        loads,
+                        &b.forces,
+                        lam,
+                        g,
+                        &mut b.load_velocity,
+                    );
+                    let w =
+                        |l: usize| Vector3::from_column_slice(&b.load_velocity[3 * l..3 * l + 3]);
+                    for (l, _, dfdq) in b.fs.each() {
+                        let wl = w(l);
+                        for (c, gc) in g.iter_mut().enumerate() {
+                            *gc += (0..3).map(|d| dfdq[(d, c)] * wl[d]).sum::<f64>();
+                        }
+                    }
+                    let xs = &mut b.load_variables[side];
+                    xs.clear();
+                    xs.extend(b.fs.variables().map(|(l, _, dv)| dv.dot(&w(l))));
+                },
+            );
+            let [gp, gm] = &b.load_gradient;
             for i in 0..n {
-                b.hess[(i, j)] -= (b.load_gradient[0][i] - b.load_gradient[1][i]) / (2.0 * h);
+                b.hess[(i, j)] -= step.quotient(gp[i], gm[i]);
             }
-            for (v, (pl, mi)) in b.load_variables[0]
-                .iter()
-                .zip(&b.load_variables[1])
-                .enumerate()
-            {
-                b.hess[(3 * n + v, j)] = -(pl - mi) / (2.0 * h);
+            let [vp, vm] = &b.load_variables;
+            for (v, (pl, mi)) in vp.iter().zip(vm).enumerate() {
+                b.hess[(3 * n + v, j)] = -step.quotient(*pl, *mi);
             }
         }
     }
@@ -498,48 +485,47 @@ impl<'a> CollocationNlp<'a> {
         let n = model.dof();
         let with_loads = !loads.is_empty();
         for j in 0..3 * n {
-            let x0 = b.state[j];
-            let h = FD_STEP * x0.abs().max(1.0);
-            for plus in [true, false] {
-                b.state[j] = if plus { x0 + h } else { x0 - h };
-                let (q, rest) = b.state.split_at(n);
-                let (v, a) = rest.split_at(n);
-                inverse_dynamics_derivatives(model, &mut b.ws, q, v, a, &mut b.der);
-                if with_loads && j < n {
-                    b.config.copy_from_slice(q);
-                    Self::loads_at(terms, model, loads, p, x, b);
-                }
-                let g = if plus {
-                    &mut b.grad_plus
-                } else {
-                    &mut b.grad_minus
-                };
-                for (c, gc) in g.iter_mut().enumerate().take(3 * n) {
-                    let m = match c / n {
-                        0 => &b.der.dtau_dq,
-                        1 => &b.der.dtau_dv,
-                        _ => &b.der.dtau_da,
-                    };
-                    *gc = (0..n).map(|i| m[(i, c % n)] * lam[i]).sum();
-                }
-                if with_loads && j < n {
-                    for (c, gc) in g.iter_mut().enumerate().take(n) {
-                        *gc -= (0..n).map(|i| b.load.dq[(i, c)] * lam[i]).sum::<f64>();
+            let loads_move = with_loads && j < n;
+            let step = central_difference(
+                b,
+                |b| &mut b.state[j],
+                |b, side| {
+                    let (q, rest) = b.state.split_at(n);
+                    let (v, a) = rest.split_at(n);
+                    inverse_dynamics_derivatives(model, &mut b.ws, q, v, a, &mut b.der);
+                    if loads_move {
+                        b.config.copy_from_slice(q);
+                        Self::loads_at(terms, model, loads, p, x, b);
                     }
-                    for c in 0..b.load.dvars.ncols() {
-                        g[3 * n + c] = -(0..n).map(|i| b.load.dvars[(i, c)] * lam[i]).sum::<f64>();
+                    let g = &mut b.grad_sides[side];
+                    for (c, gc) in g.iter_mut().enumerate().take(3 * n) {
+                        let m = match c / n {
+                            0 => &b.der.dtau_dq,
+                            1 => &b.der.dtau_dv,
+                            _ => &b.der.dtau_da,
+                        };
+                        *gc = (0..n).map(|i| m[(i, c % n)] * lam[i]).sum();
                     }
-                } else {
-                    g[3 * n..].fill(0.0);
-                }
-            }
-            b.state[j] = x0;
-            if with_loads && j < n {
+                    if loads_move {
+                        for (c, gc) in g.iter_mut().enumerate().take(n) {
+                            *gc -= (0..n).map(|i| b.load.dq[(i, c)] * lam[i]).sum::<f64>();
+                        }
+                        for c in 0..b.load.dvars.ncols() {
+                            g[3 * n + c] =
+                                -(0..n).map(|i| b.load.dvars[(i, c)] * lam[i]).sum::<f64>();
+                        }
+                    } else {
+                        g[3 * n..].fill(0.0);
+                    }
+                },
+            );
+            if loads_move {
                 b.config.copy_from_slice(&b.state[..n]);
                 Self::loads_at(terms, model, loads, p, x, b);
             }
-            for c in 0..b.grad_plus.len() {
-                b.hess[(c, j)] = (b.grad_plus[c] - b.grad_minus[c]) / (2.0 * h);
+            let [gp, gm] = &b.grad_sides;
+            for c in 0..gp.len() {
+                b.hess[(c, j)] = step.quotient(gp[c], gm[c]);
             }
         }
     }
@@ -614,18 +600,11 @@ impl Nlp for CollocationNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        let f = self.terms.objective(x);
-        if f.is_finite() {
-            Ok(f)
-        } else {
-            Err(EvalError::Failed("non-finite objective".into()))
-        }
+        self.terms.objective(x)
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        grad.fill(0.0);
-        self.terms.add_gradient(x, 1.0, grad);
-        check_finite(grad, "objective gradient")
+        self.terms.gradient(x, grad)
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {

@@ -27,7 +27,7 @@
 //! product rows' second derivatives in `(gap, P)` exactly. Every knot has its own buffers and
 //! the knots are evaluated in parallel.
 
-use super::common::{FD_STEP, lower_triangle, write_lower_triangle};
+use super::common::{central_difference, lower_triangle, write_lower_triangle};
 use crate::collocation::{HermiteSimpsonLayout, Var};
 use crate::contact::{ContactModel, ContactSample, GAP, NORMAL};
 use crate::dynamics::{
@@ -92,8 +92,7 @@ struct Buffers {
     block: DMatrix<f64>,
     curvature: Vec<DMatrix<f64>>,
     jump: Vec<f64>,
-    grad_plus: Vec<f64>,
-    grad_minus: Vec<f64>,
+    grad_sides: [Vec<f64>; 2],
     gap_grad_plus: DMatrix<f64>,
 }
 
@@ -119,8 +118,7 @@ impl Buffers {
             block: DMatrix::zeros(cols, cols),
             curvature: vec![DMatrix::zeros(n, n); s],
             jump: vec![0.0; rows],
-            grad_plus: vec![0.0; cols],
-            grad_minus: vec![0.0; cols],
+            grad_sides: [vec![0.0; cols], vec![0.0; cols]],
             gap_grad_plus: DMatrix::zeros(s, n),
         }
     }
@@ -253,27 +251,28 @@ impl Buffers {
         self.jump[n..].fill(0.0);
         self.block.fill(0.0);
         for c in 0..n {
-            let q0 = self.q[c];
-            let step = FD_STEP * q0.abs().max(1.0);
-            self.q[c] = q0 + step;
-            self.jacobian(model, shape);
-            let mut plus = std::mem::take(&mut self.grad_plus);
-            self.jump_gradient(&mut plus);
-            self.grad_plus = plus;
-            self.gap_grad_plus.copy_from(&self.gap_grad);
-            self.q[c] = q0 - step;
-            self.jacobian(model, shape);
-            let mut minus = std::mem::take(&mut self.grad_minus);
-            self.jump_gradient(&mut minus);
-            self.grad_minus = minus;
-            self.q[c] = q0;
+            // The gaps' gradient of the minus side stays in `gap_grad`.
+            let step = central_difference(
+                self,
+                |b| &mut b.q[c],
+                |b, side| {
+                    b.jacobian(model, shape);
+                    let mut g = std::mem::take(&mut b.grad_sides[side]);
+                    b.jump_gradient(&mut g);
+                    b.grad_sides[side] = g;
+                    if side == 0 {
+                        b.gap_grad_plus.copy_from(&b.gap_grad);
+                    }
+                },
+            );
+            let [gp, gm] = &self.grad_sides;
             for r in 0..m {
-                self.block[(r, c)] = (self.grad_plus[r] - self.grad_minus[r]) / (2.0 * step);
+                self.block[(r, c)] = step.quotient(gp[r], gm[r]);
             }
             for (site, hess) in self.curvature.iter_mut().enumerate() {
                 for d in 0..n {
                     hess[(d, c)] =
-                        (self.gap_grad_plus[(site, d)] - self.gap_grad[(site, d)]) / (2.0 * step);
+                        step.quotient(self.gap_grad_plus[(site, d)], self.gap_grad[(site, d)]);
                 }
             }
         }

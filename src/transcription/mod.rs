@@ -23,6 +23,7 @@ mod variational;
 pub use accuracy::{Accuracy, RESIMULATION_STEP, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
+pub(crate) use common::central_difference;
 pub use contact::{ContactResiduals, ContactTrajectory};
 pub use continuation::ContinuationStep;
 pub use energy::{EnergyAccount, energy_account};

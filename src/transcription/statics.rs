@@ -17,7 +17,9 @@
 //! tracking reference when there is one (the nominal pose), else from the middle of the start
 //! ranges.
 
-use super::common::{FD_STEP, Points, check_finite, lower_triangle, write_lower_triangle};
+use super::common::{
+    Points, central_difference, check_finite, lower_triangle, write_lower_triangle,
+};
 use super::loads::LoadTerms;
 use super::solve::SolveError;
 use super::stance::StanceTrajectory;
@@ -62,8 +64,8 @@ pub struct StaticNlp<'a> {
     /// Zero velocity and acceleration.
     zero: Vec<f64>,
     residual: Vec<f64>,
-    grad_plus: Vec<f64>,
-    grad_minus: Vec<f64>,
+    /// The gradient at either side of a difference.
+    grad_sides: [Vec<f64>; 2],
     start: Vec<f64>,
 }
 
@@ -115,8 +117,7 @@ impl<'a> StaticNlp<'a> {
                 .collect(),
             zero: vec![0.0; n],
             residual: vec![0.0; n],
-            grad_plus: vec![0.0; num_vars],
-            grad_minus: vec![0.0; num_vars],
+            grad_sides: [vec![0.0; num_vars], vec![0.0; num_vars]],
             terms,
             start: Vec::new(),
         };
@@ -257,15 +258,11 @@ impl Nlp for StaticNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        let f = self.terms.objective(x);
-        check_finite(&[f], "objective")?;
-        Ok(f)
+        self.terms.objective(x)
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        grad.fill(0.0);
-        self.terms.add_gradient(x, 1.0, grad);
-        check_finite(grad, "gradient")
+        self.terms.gradient(x, grad)
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {
@@ -347,24 +344,21 @@ impl Nlp for StaticNlp<'_> {
         let n = self.n;
         // One evaluation per SQP iteration: the block and the shifted point are not kept.
         let mut block = DMatrix::zeros(self.num_vars, n);
-        let mut xp = x.to_vec();
-        let (mut gp, mut gm) = (
-            std::mem::take(&mut self.grad_plus),
-            std::mem::take(&mut self.grad_minus),
-        );
+        let mut xs = x.to_vec();
+        let mut sides = std::mem::take(&mut self.grad_sides);
         for j in 0..n {
-            let h = FD_STEP * x[j].abs().max(1.0);
-            xp[j] = x[j] + h;
-            self.equilibrium_gradient(&xp, &lambda[..n], &mut gp);
-            xp[j] = x[j] - h;
-            self.equilibrium_gradient(&xp, &lambda[..n], &mut gm);
-            xp[j] = x[j];
+            let step = central_difference(
+                &mut xs[..],
+                |xs| &mut xs[j],
+                |xs, side| {
+                    self.equilibrium_gradient(xs, &lambda[..n], &mut sides[side]);
+                },
+            );
             for c in 0..self.num_vars {
-                block[(c, j)] = (gp[c] - gm[c]) / (2.0 * h);
+                block[(c, j)] = step.quotient(sides[0][c], sides[1][c]);
             }
         }
-        self.grad_plus = gp;
-        self.grad_minus = gm;
+        self.grad_sides = sides;
         let qq = block.view((0, 0), (n, n)).into_owned();
         let tri = n * (n + 1) / 2;
         write_lower_triangle(&qq, &mut values[..tri]);

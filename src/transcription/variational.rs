@@ -35,7 +35,8 @@
 //! contiguous slice.
 
 use super::common::{
-    FD_STEP, Points, check_finite, fd_hessian_block, lower_triangle, write_lower_triangle,
+    Points, Route, central_difference, check_finite, fd_hessian_block, load_coordinates,
+    lower_triangle, write_lower_triangle,
 };
 use super::guess::initial_trajectory;
 use super::solution::{Interpolant, Solution};
@@ -83,17 +84,7 @@ struct StageBuffers {
     load_variables: [Vec<f64>; 2],
     /// The gradient of `λᵀ r` at the two sides of a difference, for
     /// [`VariationalNlp::hessian_values_by_differences`].
-    grad_plus: Vec<f64>,
-    grad_minus: Vec<f64>,
-}
-
-/// How [`VariationalNlp`] takes each stage's dynamics curvature.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Route {
-    /// [`del_hessian`] and the loads by differences of their gradient.
-    Analytic,
-    /// Central differences of the stage linearization.
-    Differences,
+    grad_sides: [Vec<f64>; 2],
 }
 
 /// Where a boundary momentum row block lives and which velocity it uses.
@@ -323,17 +314,11 @@ impl<'a> VariationalNlp<'a> {
                     load_gradient: [vec![0.0; n], vec![0.0; n]],
                     load_velocity: vec![0.0; loads.len() * 3],
                     load_variables: [Vec::new(), Vec::new()],
-                    grad_plus: vec![0.0; width],
-                    grad_minus: vec![0.0; width],
+                    grad_sides: [vec![0.0; width], vec![0.0; width]],
                 }
             })
             .collect();
-        let mut load_coordinates: Vec<usize> = loads
-            .iter()
-            .flat_map(|l| model.ancestors_inclusive(l.body))
-            .collect();
-        load_coordinates.sort_unstable();
-        load_coordinates.dedup();
+        let load_coordinates = load_coordinates(model, &loads);
         let mut nlp = Self {
             prob,
             gal,
@@ -727,46 +712,44 @@ impl<'a> VariationalNlp<'a> {
             }
             for &j in coords {
                 let c = al * n + j;
-                let q0 = st.q[c];
-                let h = FD_STEP * q0.abs().max(1.0);
-                for side in 0..2 {
-                    st.q[c] = if side == 0 { q0 + h } else { q0 - h };
-                    Self::node_forces(terms, s, n, k, al, x, st);
-                    let g = &mut st.load_gradient[side];
-                    g.fill(0.0);
-                    load_gradient(
-                        model,
-                        &mut st.load_ws,
-                        &st.q[al * n..(al + 1) * n],
-                        loads,
-                        &st.forces[al * nl * 3..(al + 1) * nl * 3],
-                        &st.c1,
-                        g,
-                        &mut st.load_velocity,
-                    );
-                    let w =
-                        |l: usize| Vector3::from_column_slice(&st.load_velocity[3 * l..3 * l + 3]);
-                    for (l, dq) in st.force_dq[al].iter().enumerate() {
-                        let wl = w(l);
-                        for (jj, gj) in g.iter_mut().enumerate() {
-                            *gj += (0..3).map(|d| dq[(d, jj)] * wl[d]).sum::<f64>();
+                let step = central_difference(
+                    st,
+                    |st| &mut st.q[c],
+                    |st, side| {
+                        Self::node_forces(terms, s, n, k, al, x, st);
+                        let g = &mut st.load_gradient[side];
+                        g.fill(0.0);
+                        load_gradient(
+                            model,
+                            &mut st.load_ws,
+                            &st.q[al * n..(al + 1) * n],
+                            loads,
+                            &st.forces[al * nl * 3..(al + 1) * nl * 3],
+                            &st.c1,
+                            g,
+                            &mut st.load_velocity,
+                        );
+                        let w = |l: usize| {
+                            Vector3::from_column_slice(&st.load_velocity[3 * l..3 * l + 3])
+                        };
+                        for (l, dq) in st.force_dq[al].iter().enumerate() {
+                            let wl = w(l);
+                            for (jj, gj) in g.iter_mut().enumerate() {
+                                *gj += (0..3).map(|d| dq[(d, jj)] * wl[d]).sum::<f64>();
+                            }
                         }
-                    }
-                    let xs = &mut st.load_variables[side];
-                    xs.clear();
-                    xs.extend(st.force_vars[al].iter().map(|&(l, _, dv)| dv.dot(&w(l))));
-                }
-                st.q[c] = q0;
+                        let xs = &mut st.load_variables[side];
+                        xs.clear();
+                        xs.extend(st.force_vars[al].iter().map(|&(l, _, dv)| dv.dot(&w(l))));
+                    },
+                );
+                let [gp, gm] = &st.load_gradient;
                 for i in 0..n {
-                    let d = (st.load_gradient[0][i] - st.load_gradient[1][i]) / (2.0 * h);
-                    st.hess[(al * n + i, c)] += d;
+                    st.hess[(al * n + i, c)] += step.quotient(gp[i], gm[i]);
                 }
-                for (v, (p, m)) in st.load_variables[0]
-                    .iter()
-                    .zip(&st.load_variables[1])
-                    .enumerate()
-                {
-                    st.cross[(first_var + v, c)] = (p - m) / (2.0 * h);
+                let [vp, vm] = &st.load_variables;
+                for (v, (p, m)) in vp.iter().zip(vm).enumerate() {
+                    st.cross[(first_var + v, c)] = step.quotient(*p, *m);
                 }
             }
             Self::node_forces(terms, s, n, k, al, x, st);
@@ -794,35 +777,32 @@ impl<'a> VariationalNlp<'a> {
         let qn = (s + 1) * n;
         let zero_p = vec![0.0; n];
         for j in 0..qn {
-            let q0 = st.q[j];
-            let h = FD_STEP * q0.abs().max(1.0);
             let node = j / n;
-            for plus in [true, false] {
-                st.q[j] = if plus { q0 + h } else { q0 - h };
-                Self::node_forces(terms, s, n, k, node, x, st);
-                let stage = Stage {
-                    dt,
-                    p: &zero_p,
-                    q: &st.q,
-                    u: &st.u,
-                    loads,
-                    forces: &st.forces,
-                };
-                linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
-                let g = if plus {
-                    &mut st.grad_plus
-                } else {
-                    &mut st.grad_minus
-                };
-                stage_gradient(&st.jac, &st.lambda, &st.force_dq, &st.force_vars, n, nl, g);
-            }
-            st.q[j] = q0;
+            let step = central_difference(
+                st,
+                |st| &mut st.q[j],
+                |st, side| {
+                    Self::node_forces(terms, s, n, k, node, x, st);
+                    let stage = Stage {
+                        dt,
+                        p: &zero_p,
+                        q: &st.q,
+                        u: &st.u,
+                        loads,
+                        forces: &st.forces,
+                    };
+                    linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
+                    let g = &mut st.grad_sides[side];
+                    stage_gradient(&st.jac, &st.lambda, &st.force_dq, &st.force_vars, n, nl, g);
+                },
+            );
             Self::node_forces(terms, s, n, k, node, x, st);
+            let [gp, gm] = &st.grad_sides;
             for c in 0..qn {
-                st.hess[(c, j)] = (st.grad_plus[c] - st.grad_minus[c]) / (2.0 * h);
+                st.hess[(c, j)] = step.quotient(gp[c], gm[c]);
             }
             for f in 0..st.cross.nrows() {
-                st.cross[(f, j)] = (st.grad_plus[qn + f] - st.grad_minus[qn + f]) / (2.0 * h);
+                st.cross[(f, j)] = step.quotient(gp[qn + f], gm[qn + f]);
             }
         }
     }
@@ -1125,18 +1105,11 @@ impl Nlp for VariationalNlp<'_> {
     }
 
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
-        let f = self.terms.objective(x);
-        if f.is_finite() {
-            Ok(f)
-        } else {
-            Err(EvalError::Failed("non-finite objective".into()))
-        }
+        self.terms.objective(x)
     }
 
     fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
-        grad.fill(0.0);
-        self.terms.add_gradient(x, 1.0, grad);
-        check_finite(grad, "objective gradient")
+        self.terms.gradient(x, grad)
     }
 
     fn constraints(&mut self, x: &[f64], c: &mut [f64]) -> Result<(), EvalError> {

@@ -14,13 +14,13 @@ mod at_rest;
 mod contact;
 mod stance;
 
-use super::common::{FD_STEP, Points};
+use super::common::{Points, central_difference, check_finite};
 use super::contact::ContactTrajectory;
 use super::stance::StanceTrajectory;
 use crate::contact::{ContactSample, GAP};
 use crate::dynamics::{Workspace, center_of_mass, forward_kinematics};
 use crate::model::Model;
-use crate::nlp::{Complementarity, ComplementarityTerm};
+use crate::nlp::{Complementarity, ComplementarityTerm, EvalError};
 use crate::problem::TrajectoryProblem;
 use crate::spatial::Vec3;
 use crate::terms::{
@@ -279,8 +279,8 @@ struct PointState {
     local: Vec<f64>,
     jac: Vec<f64>,
     grad: Vec<f64>,
-    grad_plus: Vec<f64>,
-    grad_minus: Vec<f64>,
+    /// The gradient at either side of a difference.
+    grad_sides: [Vec<f64>; 2],
     /// The curvature block over `curvature.vars`, column `k` = `∂g/∂local[vars[k]]`.
     block: DMatrix<f64>,
     hess: Vec<f64>,
@@ -476,8 +476,7 @@ impl<'a> Terms<'a> {
                     local: vec![0.0; len],
                     jac: vec![0.0; plan.blocks.iter().map(|b| b.jac_pattern.len()).sum()],
                     grad: vec![0.0; len],
-                    grad_plus: vec![0.0; len],
-                    grad_minus: vec![0.0; len],
+                    grad_sides: [vec![0.0; len], vec![0.0; len]],
                     block: DMatrix::zeros(vars, vars),
                     hess: vec![0.0; plan.curvature.pattern.len()],
                     rows: vec![0.0; plan.blocks.iter().map(|b| b.rows).sum()],
@@ -636,8 +635,9 @@ impl<'a> Terms<'a> {
         }
     }
 
-    /// The terms' total cost at `x`.
-    pub fn objective(&mut self, x: &[f64]) -> f64 {
+    /// The terms' total cost at `x`, the transcriptions' objective; an evaluation error where it
+    /// is not finite.
+    pub fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
         let (model, sizes) = (self.model, self.sizes());
         let terms = &self.terms;
         self.plans
@@ -651,11 +651,14 @@ impl<'a> Terms<'a> {
                     st.cost += term.cost(&plan.info, &b.ix, &local, &mut st.scratch, None);
                 }
             });
-        self.states.iter().map(|st| st.cost).sum()
+        let f = self.states.iter().map(|st| st.cost).sum();
+        check_finite(&[f], "objective")?;
+        Ok(f)
     }
 
-    /// Adds `scale ∇f(x)` of the terms' cost into `grad`.
-    pub fn add_gradient(&mut self, x: &[f64], scale: f64, grad: &mut [f64]) {
+    /// The gradient `∇f(x)` of [`Terms::objective`] into `grad` (overwritten); an evaluation
+    /// error where it is not finite.
+    pub fn gradient(&mut self, x: &[f64], grad: &mut [f64]) -> Result<(), EvalError> {
         let (model, sizes) = (self.model, self.sizes());
         let terms = &self.terms;
         self.plans
@@ -675,11 +678,13 @@ impl<'a> Terms<'a> {
                     );
                 }
             });
+        grad.fill(0.0);
         for (plan, st) in self.plans.iter().zip(&self.states) {
             for sh in &plan.grad_shares {
-                grad[sh.slot] += scale * sh.coeff * st.grad[sh.entry];
+                grad[sh.slot] += sh.coeff * st.grad[sh.entry];
             }
         }
+        check_finite(grad, "objective gradient")
     }
 
     /// Writes the terms' rows at `x` into their places in the full-length `c`.
@@ -778,37 +783,34 @@ impl<'a> Terms<'a> {
                 st.load(plan, model, sizes, x);
                 let cv = &plan.curvature;
                 for (k, &a) in cv.vars.iter().enumerate() {
-                    let x0 = st.local[a];
-                    let h = FD_STEP * x0.abs().max(1.0);
-                    for (sign, grad) in [(1.0, 0), (-1.0, 1)] {
-                        st.local[a] = x0 + sign * h;
-                        kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
-                        let g = if grad == 0 {
-                            &mut st.grad_plus
-                        } else {
-                            &mut st.grad_minus
-                        };
-                        g.fill(0.0);
-                        for &t in &cv.terms_of_var[k] {
-                            local_gradient(
-                                model,
-                                terms[t].as_ref(),
-                                plan,
-                                &plan.blocks[t],
-                                &st.local,
-                                &mut st.scratch,
-                                sigma,
-                                lambda,
-                                &mut st.rows,
-                                &mut st.jac,
-                                g,
-                            );
-                        }
-                    }
-                    st.local[a] = x0;
+                    let step = central_difference(
+                        st,
+                        |st| &mut st.local[a],
+                        |st, side| {
+                            kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
+                            let g = &mut st.grad_sides[side];
+                            g.fill(0.0);
+                            for &t in &cv.terms_of_var[k] {
+                                local_gradient(
+                                    model,
+                                    terms[t].as_ref(),
+                                    plan,
+                                    &plan.blocks[t],
+                                    &st.local,
+                                    &mut st.scratch,
+                                    sigma,
+                                    lambda,
+                                    &mut st.rows,
+                                    &mut st.jac,
+                                    g,
+                                );
+                            }
+                        },
+                    );
                     kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
+                    let [gp, gm] = &st.grad_sides;
                     for (m, &b) in cv.vars.iter().enumerate() {
-                        st.block[(m, k)] = (st.grad_plus[b] - st.grad_minus[b]) / (2.0 * h);
+                        st.block[(m, k)] = step.quotient(gp[b], gm[b]);
                     }
                 }
                 for (e, &(a, b)) in cv.pattern.iter().enumerate() {
