@@ -11,11 +11,13 @@
 //!
 //! (`x_c = 0` except in the proximal steps below).
 //!
-//! **One pattern for every working set.** The matrix is stored over *all* rows: a row outside
-//! `W` keeps its pattern but gets zero values and `-1` on the diagonal, so its multiplier is
-//! exactly zero and it contributes one negative eigenvalue. The ordering and the symbolic
-//! factorization are computed once; each working set costs one numeric refactorization, and a
-//! matrix that has not changed (a second-order correction, a proximal step) none.
+//! **One pattern for every working set.** The matrix is the KKT matrix of `P` and all rows of
+//! `A` ([`KktMatrix`], `kkt.rs`, which owns the pattern, the ordering, the `LDLᵀ` and its
+//! inertia test): a row outside `W` keeps its pattern but gets zero values and `-1` on the
+//! diagonal, so its multiplier is exactly zero and it contributes one negative eigenvalue. The
+//! ordering and the symbolic factorization are computed once; each working set costs one
+//! numeric refactorization, and a matrix that has not changed (a second-order correction, a
+//! proximal step) none.
 //!
 //! **Inertia control** (Wächter & Biegler 2006, §3.1). The face solution minimizes the QP on
 //! the face when the reduced Hessian of `P + δI` on the null space of `A_W` is positive
@@ -30,8 +32,9 @@
 //! (`σ = max(1, max |P_jj|)`) on their diagonal: what is left to factor is
 //! `P + δI + σ Σ_{i∈W} nᵢnᵢᵀ/ε` (unit normals `nᵢ`), positive definite exactly when the
 //! inertia is right, whose `LDLᵀ` is a Cholesky factorization, stable in any order (AMD orders
-//! it). Longer rows are ordered by AMD among the primal variables. GMRES on the unregularized
-//! face system, preconditioned by this factorization (`Krylov`), removes the regularization's
+//! it; this is `KktMatrix`'s multipliers-first order). Longer rows are ordered by AMD among the
+//! primal variables. GMRES on the unregularized face system, preconditioned by this
+//! factorization (`Krylov`, with `KktMatrix::solve_factored`), removes the regularization's
 //! bias, also on a face whose active rows are nearly dependent, where plain iterative
 //! refinement stalls; on a degenerate face (linearly dependent active rows, consistent) it
 //! converges to a solution with bounded multipliers.
@@ -57,14 +60,12 @@
 //! up to rounding) does not block. The SQP starts it from the backend's solution when the first
 //! method fails.
 
-use clarabel::algebra::CscMatrix as ClarabelCsc;
-use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
 use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::QpProblem;
-use super::kkt::{InertiaSettings, multipliers_first, smallest_shift};
-use super::sparse::{CscAssembly, add_product};
+use super::kkt::{InertiaSettings, KktMatrix, smallest_shift};
+use super::sparse::add_product;
 use crate::settings_check::{Check, InvalidSetting};
 
 /// Which bound a QP row is held at.
@@ -164,21 +165,13 @@ pub enum ActiveSetFailure {
 pub struct ActiveSetQp {
     n: usize,
     shape: [usize; 4],
-    kkt: ClarabelCsc<f64>,
-    all: Vec<usize>,
-    /// KKT value index of each value of `P` (`usize::MAX` below the diagonal).
-    p_slot: Vec<usize>,
-    /// KKT value index of the diagonal entry `(j, j)`, `j < n`.
-    diagonal: Vec<usize>,
-    /// KKT value index of each value of `A`.
-    a_slot: Vec<usize>,
-    /// KKT value index of the diagonal entry of each row.
-    row_diagonal: Vec<usize>,
-    factor: Option<QDLDLFactorisation<f64>>,
-    /// The values of the matrix before the last write, and whether the factorization of the
-    /// current values had the right inertia: an unchanged matrix is not refactored.
-    previous: Vec<f64>,
-    factored: Option<bool>,
+    /// The face matrix over all rows; an unchanged matrix is not refactored.
+    kkt: KktMatrix,
+    /// The values written into `kkt` for a face: `A`'s (zero for the rows outside the
+    /// working set), the primal diagonal's shift and the rows' diagonal (negated).
+    jacobian: Vec<f64>,
+    primal: Vec<f64>,
+    dual: Vec<f64>,
     /// The centre `x_c` of the proximal steps (zero outside them).
     center: Vec<f64>,
     /// The working set of the solution certified before the proximal steps.
@@ -203,7 +196,6 @@ pub struct ActiveSetQp {
     /// schedule of the next one.
     inertia: InertiaSettings,
     last_shift: f64,
-    factorizations: usize,
 }
 
 impl ActiveSetQp {
@@ -215,91 +207,15 @@ impl ActiveSetQp {
         settings: &ActiveSetSettings,
         inertia: &InertiaSettings,
     ) -> Self {
-        let dense_row = settings.dense_row;
         let (p, a) = (qp.hessian, qp.constraints);
         let (n, m) = (p.ncols(), a.nrows());
-        // Rows of A: the value indices of each row, columns ascending.
-        let mut by_row: Vec<Vec<usize>> = vec![Vec::new(); m];
-        for j in 0..n {
-            for k in a.col_offsets()[j]..a.col_offsets()[j + 1] {
-                by_row[a.row_indices()[k]].push(k);
-            }
-        }
-        let mut triplets = Vec::new();
-        for j in 0..n {
-            for k in p.col_offsets()[j]..p.col_offsets()[j + 1] {
-                let i = p.row_indices()[k];
-                if i <= j {
-                    triplets.push((i, j));
-                }
-            }
-            triplets.push((j, j));
-        }
-        for (i, row) in by_row.iter().enumerate() {
-            for &k in row {
-                triplets.push((column_of(a, k), n + i));
-            }
-            triplets.push((n + i, n + i));
-        }
-        let assembly = CscAssembly::new(n + m, n + m, &triplets);
-        let slot_of = |r: usize, c: usize| {
-            let matrix = &assembly.matrix;
-            let (start, end) = (matrix.col_offsets()[c], matrix.col_offsets()[c + 1]);
-            start + matrix.row_indices()[start..end].partition_point(|&x| x < r)
-        };
-        let p_slot = (0..n)
-            .flat_map(|j| (p.col_offsets()[j]..p.col_offsets()[j + 1]).map(move |k| (k, j)))
-            .map(|(k, j)| {
-                let i = p.row_indices()[k];
-                if i <= j { slot_of(i, j) } else { usize::MAX }
-            })
-            .collect();
-        let diagonal = (0..n).map(|j| slot_of(j, j)).collect();
-        let mut a_slot = vec![0; a.nnz()];
-        for (i, row) in by_row.iter().enumerate() {
-            for &k in row {
-                a_slot[k] = slot_of(column_of(a, k), n + i);
-            }
-        }
-        let row_diagonal = (0..m).map(|i| slot_of(n + i, n + i)).collect();
-        let primal_pairs: Vec<(usize, usize)> = (0..n)
-            .flat_map(|j| (p.col_offsets()[j]..p.col_offsets()[j + 1]).map(move |k| (k, j)))
-            .map(|(k, j)| (p.row_indices()[k], j))
-            .filter(|&(i, j)| i <= j)
-            .collect();
-        let row_columns: Vec<Vec<usize>> = by_row
-            .iter()
-            .map(|row| row.iter().map(|&k| column_of(a, k)).collect())
-            .collect();
-        let perm = multipliers_first(n, &primal_pairs, &row_columns, dense_row);
-        let matrix = &assembly.matrix;
-        let kkt = ClarabelCsc::new(
-            n + m,
-            n + m,
-            matrix.col_offsets().to_vec(),
-            matrix.row_indices().to_vec(),
-            vec![1.0; matrix.nnz()],
-        );
-        let symbolic = QDLDLSettings {
-            perm: Some(perm),
-            logical: true,
-            regularize_enable: false,
-            ..QDLDLSettings::default()
-        };
-        // The pattern has every diagonal entry, so the symbolic analysis cannot fail.
-        let factor = QDLDLFactorisation::new(&kkt, Some(symbolic)).ok();
         Self {
             n,
             shape: [n, m, p.nnz(), a.nnz()],
-            all: (0..kkt.nnz()).collect(),
-            kkt,
-            p_slot,
-            diagonal,
-            a_slot,
-            row_diagonal,
-            factor,
-            previous: vec![0.0; matrix.nnz()],
-            factored: None,
+            kkt: KktMatrix::from_csc(p, a, settings.dense_row),
+            jacobian: vec![0.0; a.nnz()],
+            primal: vec![0.0; n],
+            dual: vec![0.0; m],
             center: vec![0.0; n],
             certified_sides: vec![Side::Inactive; m],
             regularization: vec![0.0; m],
@@ -315,7 +231,6 @@ impl ActiveSetQp {
             seen: Vec::new(),
             inertia: *inertia,
             last_shift: 0.0,
-            factorizations: 0,
         }
     }
 
@@ -332,7 +247,7 @@ impl ActiveSetQp {
 
     /// Numeric factorizations performed so far.
     pub fn factorizations(&self) -> usize {
-        self.factorizations
+        self.kkt.factorizations()
     }
 
     /// Solves `qp` by primal-dual active-set rounds (at most `rounds`, plus the proximal steps)
@@ -596,9 +511,7 @@ impl ActiveSetQp {
             *r = shift * (x[j] - self.center[j]);
         }
         self.residual[n..].fill(0.0);
-        if let Some(factor) = self.factor.as_mut() {
-            factor.solve(&mut self.residual);
-        }
+        self.kkt.solve_factored(&mut self.residual);
         for (i, side) in sides.iter().enumerate() {
             let corrected = y[i] + self.residual[n + i];
             y[i] = match side {
@@ -702,49 +615,32 @@ impl ActiveSetQp {
         delta: f64,
         identity: bool,
     ) -> bool {
-        std::mem::swap(&mut self.kkt.nzval, &mut self.previous);
-        let values = &mut self.kkt.nzval;
-        values.fill(0.0);
-        if identity {
-            for &slot in &self.diagonal {
-                values[slot] = 1.0;
-            }
-        } else {
-            for (&slot, &v) in self.p_slot.iter().zip(qp.hessian.values()) {
-                if slot != usize::MAX {
-                    values[slot] += v;
-                }
-            }
-        }
-        for &slot in &self.diagonal {
-            values[slot] += delta;
-        }
         let a = qp.constraints;
-        for (k, &slot) in self.a_slot.iter().enumerate() {
-            if sides[a.row_indices()[k]] != Side::Inactive {
-                values[slot] = a.values()[k];
-            }
-        }
-        for (i, &slot) in self.row_diagonal.iter().enumerate() {
-            values[slot] = if sides[i] == Side::Inactive {
-                -1.0
+        for ((value, &a_value), &i) in self
+            .jacobian
+            .iter_mut()
+            .zip(a.values())
+            .zip(a.row_indices())
+        {
+            *value = if sides[i] == Side::Inactive {
+                0.0
             } else {
-                -self.regularization[i]
+                a_value
             };
         }
-        if self.factored.is_some() && self.kkt.nzval == self.previous {
-            return self.factored == Some(true);
+        for ((d, side), &e) in self.dual.iter_mut().zip(sides).zip(&self.regularization) {
+            *d = if *side == Side::Inactive { 1.0 } else { e };
         }
-        self.factorizations += 1;
-        let (n, all, values) = (self.n, &self.all, &self.kkt.nzval);
-        let good = self.factor.as_mut().is_some_and(|f| {
-            f.update_values(all, values);
-            f.refactor().is_ok()
-                && f.positive_inertia() == n
-                && f.D.iter().all(|d| d.is_finite() && *d != 0.0)
-        });
-        self.factored = Some(good);
-        good
+        // `P = I`: 1 + δ on the diagonal (the diagonal slots start at zero).
+        let (hessian, diagonal) = if identity {
+            (&[][..], 1.0 + delta)
+        } else {
+            (qp.hessian.values(), delta)
+        };
+        self.primal.fill(diagonal);
+        self.kkt
+            .assemble(hessian, &self.jacobian, &self.primal, &self.dual);
+        self.kkt.factor_if_changed()
     }
 
     /// Solves the factored face system and refines the solution on the unregularized one.
@@ -766,11 +662,8 @@ impl ActiveSetQp {
                 Side::Upper => qp.upper[i],
             };
         }
-        let Some(factor) = self.factor.as_mut() else {
-            return;
-        };
         self.solution.copy_from_slice(&self.rhs);
-        factor.solve(&mut self.solution);
+        self.kkt.solve_factored(&mut self.solution);
         let mut last = f64::INFINITY;
         for _ in 0..settings.refinement_cycles {
             let residual = face_residual(
@@ -789,7 +682,7 @@ impl ActiveSetQp {
                 qp,
                 sides,
                 delta,
-                factor,
+                &mut self.kkt,
                 &self.residual,
                 &mut self.solution,
                 settings.refinement_steps,
@@ -895,11 +788,6 @@ fn signature(sides: &[Side]) -> u64 {
     h.finish()
 }
 
-/// The column of the value `k` of the CSC matrix `a`.
-fn column_of(a: &CscMatrix<f64>, k: usize) -> usize {
-    a.col_offsets().partition_point(|&o| o <= k) - 1
-}
-
 /// `residual = rhs − K₀ solution` for the unregularized face system `K₀` (`P + δI`, `A_W`,
 /// zero on the working set's diagonal); returns its largest entry.
 fn face_residual(
@@ -989,7 +877,7 @@ impl Krylov {
         qp: &QpProblem<'_>,
         sides: &[Side],
         delta: f64,
-        factor: &mut QDLDLFactorisation<f64>,
+        preconditioner: &mut KktMatrix,
         residual: &[f64],
         solution: &mut [f64],
         dim: usize,
@@ -1000,7 +888,7 @@ impl Krylov {
         }
         let rows = dim + 1;
         self.basis[0].copy_from_slice(residual);
-        factor.solve(&mut self.basis[0]);
+        preconditioner.solve_factored(&mut self.basis[0]);
         let beta = norm(&self.basis[0]);
         if !(beta > 0.0 && beta.is_finite()) {
             return;
@@ -1016,7 +904,7 @@ impl Krylov {
             // w = K_ε⁻¹ K₀ v_j (`face_residual` with a zero right-hand side gives −K₀ v_j).
             face_residual(qp, sides, delta, &self.zero, &head[j], w);
             w.iter_mut().for_each(|v| *v = -*v);
-            factor.solve(w);
+            preconditioner.solve_factored(w);
             let column = &mut self.hessenberg[j * rows..(j + 1) * rows];
             for (i, v) in head.iter().enumerate() {
                 let h: f64 = w.iter().zip(v).map(|(a, b)| a * b).sum();

@@ -22,7 +22,15 @@
 //!
 //! **Refinement.** The elimination of a row with a small `rᵢ` puts `aᵢaᵢᵀ/rᵢ` into the primal
 //! block, so the factorization is accurate only to about `ε_mach · ‖a‖²/r` relative; a few steps
-//! of iterative refinement on the matrix itself ([`KktMatrix::solve`]) remove that error.
+//! of iterative refinement on the matrix itself ([`KktMatrix::solve`]) remove that error. The
+//! working-set QP refines on its unregularized face system instead, by GMRES with the plain
+//! back-solve [`KktMatrix::solve_factored`] as preconditioner.
+//!
+//! **Users.** The interior-point method's Newton system (`crate::interior`) and the SQP's
+//! convex model (`crate::sqp`) build it from triplets ([`KktMatrix::new`]); the working-set
+//! QP (`active_set.rs`) from the QP's CSC matrices ([`KktMatrix::from_csc`]), writing one
+//! face's values per working set and refactoring only when they changed
+//! ([`KktMatrix::factor_if_changed`]).
 //!
 //! **Inertia correction.** When the inertia is wrong, the primal block is shifted by `δI` with
 //! `δ` from IPOPT's schedule ([`InertiaSettings`], searched by [`smallest_shift`]). The
@@ -31,6 +39,7 @@
 
 use clarabel::algebra::CscMatrix as ClarabelCsc;
 use clarabel::qdldl::{QDLDLFactorisation, QDLDLSettings};
+use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::sparse::CscAssembly;
@@ -52,6 +61,10 @@ pub(crate) struct KktMatrix {
     /// Value index of the diagonal entry of each unknown (primal, then dual).
     diagonal: Vec<usize>,
     factor: Option<QDLDLFactorisation<f64>>,
+    /// The values [`KktMatrix::factor_if_changed`] last factored, and whether they had the
+    /// right inertia (`None` when [`KktMatrix::factor`] factored since).
+    factored_values: Vec<f64>,
+    factored: Option<bool>,
     residual: Vec<f64>,
     correction: Vec<f64>,
     factorizations: usize,
@@ -143,10 +156,45 @@ impl KktMatrix {
             jacobian_slot,
             diagonal,
             factor,
+            factored_values: Vec::new(),
+            factored: None,
             residual: vec![0.0; n + m],
             correction: vec![0.0; n + m],
             factorizations: 0,
         }
+    }
+
+    /// The pattern of the QP matrices `P` (CSC, symmetric, only its upper triangle read) and
+    /// `A` (CSC, one dual unknown per row, every row taking part): [`KktMatrix::assemble`]
+    /// then takes `P`'s and `A`'s value arrays as the `H` and `J` triplet values.
+    pub(crate) fn from_csc(p: &CscMatrix<f64>, a: &CscMatrix<f64>, dense_row: usize) -> Self {
+        let (n, m) = (p.ncols(), a.nrows());
+        let entries = |matrix: &CscMatrix<f64>| {
+            let (offsets, rows) = (matrix.col_offsets(), matrix.row_indices());
+            (0..matrix.ncols())
+                .flat_map(move |j| (offsets[j]..offsets[j + 1]).map(move |k| (k, rows[k], j)))
+                .collect::<Vec<_>>()
+        };
+        // Entry `(i, j)`, `i <= j`, of `P` is the lower triangle triplet `(j, i)`.
+        let upper: Vec<(usize, usize, usize)> =
+            entries(p).into_iter().filter(|&(_, i, j)| i <= j).collect();
+        let hessian: Vec<(usize, usize)> = upper.iter().map(|&(_, i, j)| (j, i)).collect();
+        let jacobian: Vec<(usize, usize)> = entries(a).iter().map(|&(_, i, j)| (i, j)).collect();
+        let mut kkt = Self::new(
+            n,
+            &hessian,
+            &jacobian,
+            &vec![true; n],
+            &vec![true; m],
+            dense_row,
+        );
+        // Slots by value index of `P`; the entries below its diagonal are left out.
+        let mut hessian_slot = vec![usize::MAX; p.nnz()];
+        for (&(k, _, _), &slot) in upper.iter().zip(&kkt.hessian_slot) {
+            hessian_slot[k] = slot;
+        }
+        kkt.hessian_slot = hessian_slot;
+        kkt
     }
 
     /// Numeric factorizations so far.
@@ -189,6 +237,7 @@ impl KktMatrix {
     /// (and so `m` negative) pivots, all finite.
     pub(crate) fn factor(&mut self) -> bool {
         self.factorizations += 1;
+        self.factored = None;
         let (n, all, values) = (self.n, &self.all, &self.matrix.nzval);
         self.factor.as_mut().is_some_and(|f| {
             f.update_values(all, values);
@@ -196,6 +245,27 @@ impl KktMatrix {
                 && f.positive_inertia() == n
                 && f.D.iter().all(|d| d.is_finite() && *d != 0.0)
         })
+    }
+
+    /// [`KktMatrix::factor`], unless the values are those it factored the last time it was
+    /// called through here: then the factorization is kept and the same answer returned.
+    pub(crate) fn factor_if_changed(&mut self) -> bool {
+        if let Some(good) = self.factored
+            && self.matrix.nzval == self.factored_values
+        {
+            return good;
+        }
+        let good = self.factor();
+        self.factored_values.clone_from(&self.matrix.nzval);
+        self.factored = Some(good);
+        good
+    }
+
+    /// Solves the factored system in place (`rhs` becomes the solution) without refinement.
+    pub(crate) fn solve_factored(&mut self, rhs: &mut [f64]) {
+        if let Some(factor) = self.factor.as_mut() {
+            factor.solve(rhs);
+        }
     }
 
     /// Solves the factored system in place (`rhs` becomes the solution), refined until the
@@ -245,7 +315,7 @@ fn residual(upper: &ClarabelCsc<f64>, x: &[f64], b: &[f64], out: &mut [f64]) -> 
 /// The elimination order: the dual unknowns of rows with at most `dense_row` entries first,
 /// then AMD on what remains (the primal block with those rows' cliques, and the longer rows).
 /// `primal_pairs` is the primal block's pattern, `rows[i]` the columns of row `i`.
-pub(crate) fn multipliers_first(
+fn multipliers_first(
     n: usize,
     primal_pairs: &[(usize, usize)],
     rows: &[Vec<usize>],
@@ -468,6 +538,40 @@ mod tests {
             let kx: f64 = row.iter().zip(&x).map(|(a, v)| a * v).sum();
             assert!((kx - bi).abs() < 1e-12, "{kx} vs {bi}");
         }
+    }
+
+    #[test]
+    fn csc_matrices_give_the_triplet_pattern_and_unchanged_values_are_not_refactored() {
+        // P = [2 1; 1 3] with both triangles stored (the lower one is not read), A = (1 1).
+        let p = CscMatrix::try_from_csc_data(
+            2,
+            2,
+            vec![0, 2, 4],
+            vec![0, 1, 0, 1],
+            vec![2.0, 9.0, 1.0, 3.0],
+        )
+        .unwrap();
+        let a =
+            CscMatrix::try_from_csc_data(1, 2, vec![0, 1, 2], vec![0, 0], vec![1.0, 1.0]).unwrap();
+        let mut from_csc = KktMatrix::from_csc(&p, &a, 512);
+        from_csc.assemble(p.values(), a.values(), &[0.0; 2], &[1e-12]);
+        assert!(from_csc.factor_if_changed());
+        assert!(from_csc.factor_if_changed());
+        assert_eq!(from_csc.factorizations(), 1);
+        let mut triplets = KktMatrix::new(
+            2,
+            &[(0, 0), (1, 0), (1, 1)],
+            &[(0, 0), (0, 1)],
+            &[true; 2],
+            &[true],
+            512,
+        );
+        triplets.assemble(&[2.0, 1.0, 3.0], &[1.0, 1.0], &[0.0; 2], &[1e-12]);
+        assert!(triplets.factor());
+        let (mut x, mut y) = ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]);
+        from_csc.solve_factored(&mut x);
+        triplets.solve_factored(&mut y);
+        assert_eq!(x, y);
     }
 
     #[test]
