@@ -153,7 +153,7 @@ fn print_summary(prob: &TrajectoryProblem, solved: &Solved, writing_s: f64) {
     let e = &outcome.energy;
     eprintln!(
         "energy (J): actuators +{:.4} / {:.4}, springs {:.4}, dampers {:.4}, ground normal {:.4} \
-         and friction {:.4} (positive {:.4}, {:.3} of the actuators'), ΔK {:.4}, ΔV {:.4}, \
+         and friction {:.4} (positive {:.4}, {}), ΔK {:.4}, ΔV {:.4}, \
          residual {:.2e}",
         e.actuator_positive_work,
         e.actuator_negative_work,
@@ -162,7 +162,7 @@ fn print_summary(prob: &TrajectoryProblem, solved: &Solved, writing_s: f64) {
         e.ground_normal_work,
         e.ground_friction_work,
         e.ground_positive_work,
-        e.ground_share(),
+        e.ground_share_text(),
         e.kinetic_change,
         e.potential_change,
         e.residual

@@ -254,7 +254,7 @@ pub fn solve_sweep_instance(
                 objective: Some(r.objective),
                 constraint_violation: Some(r.residuals.primal_infeasibility),
                 ground_positive_work: contact.map(|_| energy.ground_positive_work),
-                ground_share: contact.map(|_| energy.ground_share()),
+                ground_share: contact.and_then(|_| energy.ground_share()),
                 deepest_penetration: contact.map(|c| c.deepest_penetration),
                 error: None,
             }

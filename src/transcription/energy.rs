@@ -69,9 +69,20 @@ impl EnergyAccount {
             + self.ground_friction_work
     }
 
-    /// The ground's positive work as a fraction of the actuators' positive work.
-    pub fn ground_share(&self) -> f64 {
-        self.ground_positive_work / self.actuator_positive_work.max(f64::MIN_POSITIVE)
+    /// The ground's positive work as a fraction of the actuators' positive work; `None` when
+    /// the actuators did none (a passive robot).
+    pub fn ground_share(&self) -> Option<f64> {
+        (self.actuator_positive_work > 0.0)
+            .then(|| self.ground_positive_work / self.actuator_positive_work)
+    }
+
+    /// [`EnergyAccount::ground_share`] for a log: "0.004 of the actuators'", or that they did no
+    /// positive work.
+    pub fn ground_share_text(&self) -> String {
+        match self.ground_share() {
+            Some(share) => format!("{share:.3} of the actuators'"),
+            None => "the actuators did no positive work".into(),
+        }
     }
 }
 
@@ -132,4 +143,30 @@ pub fn energy_account(model: &Model, sol: &Solution) -> EnergyAccount {
         - potential_energy(model, &mut ws, &sol.q[0]);
     acc.residual = acc.kinetic_change + acc.potential_change - acc.total_work();
     acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EnergyAccount;
+
+    #[test]
+    fn the_grounds_share_needs_actuator_work() {
+        let driven = EnergyAccount {
+            actuator_positive_work: 4.0,
+            ground_positive_work: 0.5,
+            ..EnergyAccount::default()
+        };
+        assert_eq!(driven.ground_share(), Some(0.125));
+        assert_eq!(driven.ground_share_text(), "0.125 of the actuators'");
+        // A passive box: no actuator work to compare with (it printed 7e299 before).
+        let passive = EnergyAccount {
+            ground_positive_work: 1e-3,
+            ..EnergyAccount::default()
+        };
+        assert_eq!(passive.ground_share(), None);
+        assert_eq!(
+            passive.ground_share_text(),
+            "the actuators did no positive work"
+        );
+    }
 }

@@ -148,12 +148,12 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
     r.message = format!(
         "the KKT conditions hold but the contact conditions do not: largest complementarity \
          product {:.1e}, penetration {:.1e} m, friction-cone violation {:.1e} N, positive work \
-         of the ground {:.3} J ({:.3} of the actuators' positive work)",
+         of the ground {:.3} J ({} positive work)",
         res.largest_complementarity_product,
         res.deepest_penetration,
         res.largest_friction_cone_violation,
         energy.ground_positive_work,
-        energy.ground_share(),
+        energy.ground_share_text(),
     );
 }
 
