@@ -75,7 +75,7 @@ pub(super) struct NewtonSystem {
 }
 
 impl NewtonSystem {
-    pub(super) fn new(problem: &Problem<'_>, layout: &Layout) -> Self {
+    pub(super) fn new(problem: &Problem<'_>, layout: &Layout, inertia: &InertiaSettings) -> Self {
         let (n, m) = (problem.n, problem.m());
         let (keep_column, keep_row) = layout.kept();
         let hessian = problem.hessian_structure.as_deref().unwrap_or(&[]);
@@ -85,7 +85,7 @@ impl NewtonSystem {
             &problem.jacobian_structure,
             &keep_column,
             &keep_row,
-            crate::qp::ActiveSetSettings::default().dense_row,
+            inertia.dense_row,
         );
         Self {
             kkt,

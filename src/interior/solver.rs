@@ -77,7 +77,7 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
             trial: Point::new(&problem),
             d: Direction::new(n, m),
             soc: Direction::new(n, m),
-            newton: NewtonSystem::new(&problem, &layout),
+            newton: NewtonSystem::new(&problem, &layout, &settings.tuning.inertia),
             mu: ip.mu_initial,
             tau: ip.tau_min.max(1.0 - ip.mu_initial),
             filter: Filter::default(),

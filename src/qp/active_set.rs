@@ -28,7 +28,7 @@
 //! the shift only grows, so the final solution is optimal for one model `P + δI`.
 //!
 //! **Stable without pivoting.** QDLDL does not pivot. The multipliers of rows with at most
-//! `dense_row` entries are eliminated first, with the dual regularization `E_W = ε‖aᵢ‖²/σ`
+//! `InertiaSettings::dense_row` entries are eliminated first, with the dual regularization `E_W = ε‖aᵢ‖²/σ`
 //! (`σ = max(1, max |P_jj|)`) on their diagonal: what is left to factor is
 //! `P + δI + σ Σ_{i∈W} nᵢnᵢᵀ/ε` (unit normals `nᵢ`), positive definite exactly when the
 //! inertia is right, whose `LDLᵀ` is a Cholesky factorization, stable in any order (AMD orders
@@ -98,8 +98,6 @@ pub struct ActiveSetSettings {
     pub refinement_steps: usize,
     /// Most refinement cycles (GMRES restarts) of a face solve.
     pub refinement_cycles: usize,
-    /// Rows with more entries than this are ordered by AMD instead of first.
-    pub dense_row: usize,
     /// Proximal steps after a face solution that needed a shift.
     pub proximal_steps: usize,
     /// From this shift on, the multipliers are corrected to the unshifted model's.
@@ -116,7 +114,6 @@ impl Default for ActiveSetSettings {
             dual_regularization: 1e-8,
             refinement_steps: 20,
             refinement_cycles: 3,
-            dense_row: 512,
             proximal_steps: 3,
             unshift_threshold: 10.0,
         }
@@ -129,7 +126,6 @@ impl ActiveSetSettings {
         Check::new()
             .count("rounds", self.rounds)
             .count("primal_rounds", self.primal_rounds)
-            .count("dense_row", self.dense_row)
             .count("refinement_steps", self.refinement_steps)
             .count("refinement_cycles", self.refinement_cycles)
             .positive("tolerance", self.tolerance)
@@ -212,7 +208,7 @@ impl ActiveSetQp {
         Self {
             n,
             shape: [n, m, p.nnz(), a.nnz()],
-            kkt: KktMatrix::from_csc(p, a, settings.dense_row),
+            kkt: KktMatrix::from_csc(p, a, inertia.dense_row),
             jacobian: vec![0.0; a.nnz()],
             primal: vec![0.0; n],
             dual: vec![0.0; m],

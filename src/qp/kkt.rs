@@ -371,8 +371,9 @@ fn multipliers_first(
 }
 
 /// The constants of IPOPT's inertia correction (Wächter & Biegler 2006, §3.1, Algorithm IC),
-/// with the paper's values as defaults: the shifts the search `smallest_shift` tries. One
-/// schedule for the working-set QP, the SQP's convex model and the interior-point method's
+/// with the paper's values as defaults: the shifts the search `smallest_shift` tries, and the
+/// elimination order that lets [`KktMatrix`] read the inertia off an `LDLᵀ` without pivoting.
+/// One set for the working-set QP, the SQP's convex model and the interior-point method's
 /// Newton system ([`crate::nlp::Tuning::inertia`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -389,6 +390,9 @@ pub struct InertiaSettings {
     pub shift_increase: f64,
     /// `κ̄_w⁺`: growth of the shift while the inertia is wrong, without an earlier shift.
     pub shift_first_increase: f64,
+    /// Rows with more entries than this are ordered by AMD instead of first (see "Multipliers
+    /// first" in the module documentation).
+    pub dense_row: usize,
 }
 
 impl Default for InertiaSettings {
@@ -400,6 +404,7 @@ impl Default for InertiaSettings {
             shift_decrease: 1.0 / 3.0,
             shift_increase: 8.0,
             shift_first_increase: 100.0,
+            dense_row: 512,
         }
     }
 }
@@ -430,6 +435,7 @@ impl InertiaSettings {
             .growth("shift_increase", self.shift_increase)
             .growth("shift_first_increase", self.shift_first_increase)
             .unit("shift_decrease", self.shift_decrease)
+            .count("dense_row", self.dense_row)
             .require(
                 "shift_first",
                 self.shift_first,
