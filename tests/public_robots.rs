@@ -1,10 +1,11 @@
 //! Walks of the public robots (`robots/README.md`, "Public robots"), checked on their committed
-//! results by reading the files alone: Solo12's walk (`problems/solo12_walk.yaml`) converged,
-//! meets the contact conditions recomputed from its written forces and gaps, is physical (the
-//! ground does no net positive work, no foot toggles at the grid's frequency), is a gait (each
-//! foot lifts and lands, in stance for several consecutive points between swings) and its loaded
-//! feet do not slide. The solve itself, checked to reproduce the committed result, is
-//! `#[ignore]`d (minutes in release): `cargo test --release -- --ignored` runs it.
+//! results by reading the files alone: Solo12's walk (`problems/solo12_walk.yaml`) and its walk
+//! across a gap (`problems/solo12_gap.yaml`) converged, meet the contact conditions recomputed
+//! from their written forces and gaps, are physical (the ground does no net positive work, no
+//! foot toggles at the grid's frequency), are gaits (each foot lifts and lands, in stance for
+//! several consecutive points between swings) and their loaded feet do not slide; every foot
+//! crosses the gap. The solves themselves, checked to reproduce the committed results, are
+//! `#[ignore]`d (minutes in release): `cargo test --release -- --ignored` runs them.
 
 mod committed;
 
@@ -15,6 +16,7 @@ use committed::{
 use vito::dynamics::{Workspace, forward_kinematics};
 
 const SOLO: &str = "solo12_walk";
+const SOLO_GAP: &str = "solo12_gap";
 
 /// Solo12's four foot spheres, each its own contact point.
 const SOLO_FEET: [(&str, &[&str]); 4] = [
@@ -32,13 +34,37 @@ const LOADED: f64 = 0.05;
 
 #[test]
 fn solo12_walks_in_a_trot_whose_loaded_feet_stick() {
-    let r = report(SOLO);
+    trots_with_its_loaded_feet_sticking(SOLO);
+}
+
+#[test]
+fn solo12_crosses_the_gap_in_a_trot_whose_loaded_feet_stick() {
+    let centres = trots_with_its_loaded_feet_sticking(SOLO_GAP);
+    let prob = load(SOLO_GAP);
+    let contact = prob.contact.as_ref().unwrap();
+    let gap = &contact.terrain.gaps[0];
+    for (l, site) in contact.sites.iter().enumerate() {
+        let (first, last) = (centres[0][l].x, centres[centres.len() - 1][l].x);
+        assert!(
+            first < gap.x[0] && last > gap.x[1],
+            "{} does not cross the gap {:?}: from x = {first} to {last}",
+            site.name,
+            gap.x
+        );
+    }
+}
+
+/// Checks the committed result `name` of a Solo12 walk: converged, the contact conditions, a
+/// gait, physical, and its loaded feet sticking; returns the foot spheres' centres at every
+/// point.
+fn trots_with_its_loaded_feet_sticking(name: &str) -> Vec<Vec<nalgebra::Vector3<f64>>> {
+    let r = report(name);
     assert_eq!(r["status"], "Converged", "{}", r["status"]);
-    let (prob, k) = (load(SOLO), result(SOLO, "knots.csv"));
+    let (prob, k) = (load(name), result(name, "knots.csv"));
     meets_the_contact_conditions(&prob, &k);
     each_foot_lifts_and_lands(&k, &SOLO_FEET, 0.01);
     starts_in_a_state_of_moving(&prob, &k, 0.0);
-    is_physical(SOLO, &prob, &k);
+    is_physical(name, &prob, &k);
     // Loaded feet: the sphere centres' speed along the ground between consecutive points
     // where both carry a load on the ground (a force at a point stops the motion towards the
     // next point's gap, so the landing force acts one point before touchdown, in the air).
@@ -53,10 +79,10 @@ fn solo12_walks_in_a_trot_whose_loaded_feet_stick() {
             .map(|s| ws.body_pose(s.body).transform_point(&s.offset))
             .collect::<Vec<_>>()
     };
-    let mut before = centres(&mut ws, 0);
+    let all: Vec<_> = (0..times.len()).map(|i| centres(&mut ws, i)).collect();
     let mut fastest: f64 = 0.0;
     for i in 1..times.len() {
-        let now = centres(&mut ws, i);
+        let (before, now) = (&all[i - 1], &all[i]);
         for (l, site) in contact.sites.iter().enumerate() {
             let loaded = |j: usize| {
                 k[&format!("fn_{}", site.name)][j] / contact.force_scale >= LOADED
@@ -74,9 +100,9 @@ fn solo12_walks_in_a_trot_whose_loaded_feet_stick() {
                 fastest = fastest.max(speed);
             }
         }
-        before = now;
     }
     assert!(fastest > 0.0, "no loaded foot was measured");
+    all
 }
 
 /// Today's solve of Solo12's walk from its trot is the committed one.
@@ -84,4 +110,11 @@ fn solo12_walks_in_a_trot_whose_loaded_feet_stick() {
 #[ignore = "a solve of minutes in release; run with --release -- --ignored"]
 fn solo12_walk_reproduces_its_committed_result() {
     reproduces(SOLO);
+}
+
+/// Today's solve of Solo12's walk across the gap from its trot is the committed one.
+#[test]
+#[ignore = "a solve of minutes in release; run with --release -- --ignored"]
+fn solo12_gap_reproduces_its_committed_result() {
+    reproduces(SOLO_GAP);
 }
