@@ -372,7 +372,7 @@ fn multipliers_first(
 
 /// The constants of IPOPT's inertia correction (Wächter & Biegler 2006, §3.1, Algorithm IC),
 /// with the paper's values as defaults: the shifts the search `smallest_shift` tries, and the
-/// elimination order that lets [`KktMatrix`] read the inertia off an `LDLᵀ` without pivoting.
+/// elimination order that lets the `LDLᵀ` of `kkt.rs` read the inertia without pivoting.
 /// One set for the working-set QP, the SQP's convex model and the interior-point method's
 /// Newton system ([`crate::nlp::Tuning::inertia`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
