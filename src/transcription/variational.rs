@@ -87,6 +87,29 @@ struct StageBuffers {
     grad_sides: [Vec<f64>; 2],
 }
 
+impl StageBuffers {
+    /// The DEL rows' linearization (Algorithms 2/3) at the stage's configurations, torques and
+    /// forces held here, with momentum `p` and the loads `loads`, into `jac`.
+    fn linearize(
+        &mut self,
+        model: &Model,
+        gal: &Galerkin,
+        dt: f64,
+        p: &[f64],
+        loads: &[PointLoad],
+    ) {
+        let stage = Stage {
+            dt,
+            p,
+            q: &self.q,
+            u: &self.u,
+            loads,
+            forces: &self.forces,
+        };
+        linearize(model, gal, &mut self.ws, &stage, &mut self.jac);
+    }
+}
+
 /// Where a boundary momentum row block lives and which velocity it uses.
 #[derive(Clone, Copy, Debug)]
 struct Boundary {
@@ -783,15 +806,7 @@ impl<'a> VariationalNlp<'a> {
                 |st| &mut st.q[j],
                 |st, side| {
                     Self::node_forces(terms, s, n, k, node, x, st);
-                    let stage = Stage {
-                        dt,
-                        p: &zero_p,
-                        q: &st.q,
-                        u: &st.u,
-                        loads,
-                        forces: &st.forces,
-                    };
-                    linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
+                    st.linearize(model, gal, dt, &zero_p, loads);
                     let g = &mut st.grad_sides[side];
                     stage_gradient(&st.jac, &st.lambda, &st.force_dq, &st.force_vars, n, nl, g);
                 },
@@ -1210,15 +1225,7 @@ impl Nlp for VariationalNlp<'_> {
             .for_each(|(k, (st, out))| {
                 Self::gather(points, s, n, n_u, k, x, st);
                 Self::stage_forces(terms, s, k, x, st);
-                let stage = Stage {
-                    dt,
-                    p: &zero_p,
-                    q: &st.q,
-                    u: &st.u,
-                    loads,
-                    forces: &st.forces,
-                };
-                linearize(model, gal, &mut st.ws, &stage, &mut st.jac);
+                st.linearize(model, gal, dt, &zero_p, loads);
                 let mut idx = 0;
                 for al in 0..=s {
                     let outputs = if al < s {
