@@ -10,15 +10,16 @@ from the body puts it halfway through the stance that follows; the last `--stand
 robot stands again. With `--avoid-gaps` no foot lands within `--gap-margin` of a terrain gap's
 opening (it lands at the nearer edge's margin instead). The legs follow by inverse kinematics
 (Pinocchio, damped least squares, each sample started from the one before), so any leg geometry
-works. Only configurations are written: the solver starts its torques at 0 and its contact forces
-from the gaps.
+works. Configurations are written, and with `--hold` the torques that would hold each sampled pose
+still with the robot's weight shared by the feet within 1 cm of the ground (the solver's own rule
+for its starting contact forces); without them the solver starts its torques at 0.
 
 The feet are the problem's `contacts` (or every contact point: the URDF's collision spheres and
 the problem's `contact_points`), at their standing positions in the problem's `initial.q` (which
 must give every base coordinate a number or a range).
 
 Usage: target/peer-venv/bin/python tools/gait_guess.py PROBLEM.yaml OUT.csv [--gait trot|walk]
-       [--swing S] [--stand S] [--lift M] [--ramp S] [--avoid-gaps] [--gap-margin M]
+       [--swing S] [--stand S] [--lift M] [--ramp S] [--avoid-gaps] [--gap-margin M] [--hold]
 (needs numpy, PyYAML and Pinocchio: the peer checker's environment, see shared/tools/README.md)
 """
 
@@ -34,6 +35,7 @@ import yaml
 
 STEP = 0.01  # s between rows
 IK_ITERATIONS, IK_DAMPING, IK_TOLERANCE = 100, 1e-6, 1e-7
+LOADED = 0.01  # m: a foot this close to the ground carries weight in the `--hold` torques
 
 
 def number(value):
@@ -98,7 +100,7 @@ class Robot:
                 joints.add(j)
                 j = self.model.parents[j]
             columns = sorted(self.model.joints[j].idx_v for j in joints)
-            self.feet.append((name, fid, offset, columns))
+            self.feet.append((name, fid, offset, columns, float(c.get("radius", 0.0))))
 
     def joint_names(self):
         """The URDF's joints, in Pinocchio's order (after the free flyer)."""
@@ -115,7 +117,7 @@ class Robot:
 
     def foot(self, q, k):
         """World position of foot `k` and its Jacobian (3 × nv)."""
-        _, fid, offset, _ = self.feet[k]
+        _, fid, offset, _, _ = self.feet[k]
         pin.forwardKinematics(self.model, self.data, q)
         pin.updateFramePlacements(self.model, self.data)
         m = self.data.oMf[fid]
@@ -137,6 +139,20 @@ class Robot:
             dv[columns] = step
             q = pin.integrate(self.model, q, dv)
         sys.exit(f"foot '{self.feet[k][0]}' cannot reach {target} (out of the leg's reach?)")
+
+    def holding_torques(self, q, names):
+        """The joint torques, by name, that hold pose `q` at rest with the weight shared equally
+        by the feet whose sphere is within `LOADED` of the ground z = 0: g(q) − Σ Jᵀf, the
+        joint rows (the base rows' remainder is left to the solver)."""
+        v = np.zeros(self.model.nv)
+        tau = pin.rnea(self.model, self.data, q, v, v).copy()
+        loaded = [k for k in range(len(self.feet))
+                  if self.foot(q, k)[0][2] - self.feet[k][4] < LOADED]
+        weight = pin.computeTotalMass(self.model) * np.linalg.norm(self.model.gravity.linear)
+        for k in loaded:
+            _, jac = self.foot(q, k)
+            tau -= jac.T @ np.array([0.0, 0.0, weight / len(loaded)])
+        return [tau[self.model.joints[self.model.getJointId(n)].idx_v] for n in names]
 
 
 def gaps_of(problem):
@@ -165,6 +181,7 @@ def main():
     parser.add_argument("--ramp", type=float, default=0.4)
     parser.add_argument("--avoid-gaps", action="store_true")
     parser.add_argument("--gap-margin", type=float, default=0.02)
+    parser.add_argument("--hold", action="store_true")
     args = parser.parse_args()
     with open(args.problem) as f:
         problem = yaml.safe_load(f)
@@ -226,13 +243,16 @@ def main():
     q = q0.copy()
     with open(args.out, "w") as out:
         base_names = ["base_x", "base_y", "base_z", "base_yaw", "base_pitch", "base_roll"]
-        out.write("t," + ",".join("q_" + n for n in base_names + names) + "\n")
+        columns = ["q_" + n for n in base_names + names] + (["u_" + n for n in names] if args.hold else [])
+        out.write("t," + ",".join(columns) + "\n")
         for t in times:
             q[0] = body_x(t)
             for k in range(len(robot.feet)):
                 q = robot.reach(q, k, foot_target(k, t))
             values = [q[0], q[1], q[2], 0.0, 0.0, 0.0]
             values += [q[robot.model.joints[robot.model.getJointId(n)].idx_q] for n in names]
+            if args.hold:
+                values += robot.holding_torques(q, names)
             out.write(f"{t:.4f}," + ",".join(f"{v:.6f}" for v in values) + "\n")
 
 
