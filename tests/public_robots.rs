@@ -1,6 +1,7 @@
 //! Walks of the public robots (`robots/README.md`, "Public robots"), checked on their committed
-//! results by reading the files alone: Solo12's walk (`problems/solo12_walk.yaml`) and its walk
-//! across a gap (`problems/solo12_gap.yaml`) converged, meet the contact conditions recomputed
+//! results by reading the files alone: Solo12's and Go1's walks (`problems/solo12_walk.yaml`,
+//! `problems/go1_walk.yaml`) and Solo12's walk across a gap (`problems/solo12_gap.yaml`)
+//! converged, meet the contact conditions recomputed
 //! from their written forces and gaps, are physical (the ground does no net positive work, no
 //! foot toggles at the grid's frequency), are gaits (each foot lifts and lands, in stance for
 //! several consecutive points between swings) and their loaded feet do not slide; every foot
@@ -17,6 +18,7 @@ use vito::dynamics::{Workspace, forward_kinematics};
 
 const SOLO: &str = "solo12_walk";
 const SOLO_GAP: &str = "solo12_gap";
+const GO1: &str = "go1_walk";
 
 /// Solo12's four foot spheres, each its own contact point.
 const SOLO_FEET: [(&str, &[&str]); 4] = [
@@ -24,6 +26,14 @@ const SOLO_FEET: [(&str, &[&str]); 4] = [
     ("front right", &["FR_foot"]),
     ("hind left", &["HL_foot"]),
     ("hind right", &["HR_foot"]),
+];
+
+/// Go1's four foot spheres (the URDF's), each its own contact point.
+const GO1_FEET: [(&str, &[&str]); 4] = [
+    ("front left", &["FL_foot_contact0"]),
+    ("front right", &["FR_foot_contact0"]),
+    ("hind left", &["RL_foot_contact0"]),
+    ("hind right", &["RR_foot_contact0"]),
 ];
 
 /// The fastest a loaded foot may move along the ground (m/s): issue 35's bound.
@@ -34,13 +44,24 @@ const LOADED: f64 = 0.05;
 
 #[test]
 fn solo12_walks_in_a_trot_whose_loaded_feet_stick() {
-    trots_with_its_loaded_feet_sticking(SOLO);
+    trots_with_its_loaded_feet_sticking(SOLO, &SOLO_FEET);
 }
 
 #[test]
 fn solo12_crosses_the_gap_in_a_trot_whose_loaded_feet_stick() {
-    let centres = trots_with_its_loaded_feet_sticking(SOLO_GAP);
-    let prob = load(SOLO_GAP);
+    crosses_the_gap(SOLO_GAP, &SOLO_FEET);
+}
+
+#[test]
+fn go1_walks_in_a_trot_whose_loaded_feet_stick() {
+    trots_with_its_loaded_feet_sticking(GO1, &GO1_FEET);
+}
+
+/// Checks the committed result `name` as a walk (below) in which every foot crosses the
+/// problem's gap.
+fn crosses_the_gap(name: &str, feet: &[(&str, &[&str])]) {
+    let centres = trots_with_its_loaded_feet_sticking(name, feet);
+    let prob = load(name);
     let contact = prob.contact.as_ref().unwrap();
     let gap = &contact.terrain.gaps[0];
     for (l, site) in contact.sites.iter().enumerate() {
@@ -54,15 +75,18 @@ fn solo12_crosses_the_gap_in_a_trot_whose_loaded_feet_stick() {
     }
 }
 
-/// Checks the committed result `name` of a Solo12 walk: converged, the contact conditions, a
-/// gait, physical, and its loaded feet sticking; returns the foot spheres' centres at every
-/// point.
-fn trots_with_its_loaded_feet_sticking(name: &str) -> Vec<Vec<nalgebra::Vector3<f64>>> {
+/// Checks the committed result `name` of a quadruped's walk on `feet`: converged, the contact
+/// conditions, a gait, physical, and its loaded feet sticking; returns the foot spheres'
+/// centres at every point.
+fn trots_with_its_loaded_feet_sticking(
+    name: &str,
+    feet: &[(&str, &[&str])],
+) -> Vec<Vec<nalgebra::Vector3<f64>>> {
     let r = report(name);
     assert_eq!(r["status"], "Converged", "{}", r["status"]);
     let (prob, k) = (load(name), result(name, "knots.csv"));
     meets_the_contact_conditions(&prob, &k);
-    each_foot_lifts_and_lands(&k, &SOLO_FEET, 0.01);
+    each_foot_lifts_and_lands(&k, feet, 0.01);
     starts_in_a_state_of_moving(&prob, &k, 0.0);
     is_physical(name, &prob, &k);
     // Loaded feet: the sphere centres' speed along the ground between consecutive points
@@ -117,4 +141,11 @@ fn solo12_walk_reproduces_its_committed_result() {
 #[ignore = "a solve of minutes in release; run with --release -- --ignored"]
 fn solo12_gap_reproduces_its_committed_result() {
     reproduces(SOLO_GAP);
+}
+
+/// Today's solve of Go1's walk from its trot is the committed one.
+#[test]
+#[ignore = "a solve of minutes in release; run with --release -- --ignored"]
+fn go1_walk_reproduces_its_committed_result() {
+    reproduces(GO1);
 }

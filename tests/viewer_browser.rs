@@ -451,6 +451,7 @@ fn public_robots_pages_draw_their_meshes() {
     for (result, urdf) in [
         ("talos_ball_pick", "robots/talos/talos.urdf"),
         ("solo12_walk", "robots/solo12/solo12.urdf"),
+        ("go1_walk", "robots/go1/go1.urdf"),
     ] {
         let html = root.join("results").join(result).join("view.html");
         let (v, _) = check_page_within(&bin, &html, result, MAX_MESHED_BYTES, &[]);
