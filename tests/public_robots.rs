@@ -1,7 +1,7 @@
 //! Walks of the public robots (`robots/README.md`, "Public robots"), checked on their committed
 //! results by reading the files alone: Solo12's and Go1's walks (`problems/solo12_walk.yaml`,
-//! `problems/go1_walk.yaml`) and Solo12's walk across a gap (`problems/solo12_gap.yaml`)
-//! converged, meet the contact conditions recomputed
+//! `problems/go1_walk.yaml`) and their walks across a gap (`problems/solo12_gap.yaml`,
+//! `problems/go1_gap.yaml`) converged, meet the contact conditions recomputed
 //! from their written forces and gaps, are physical (the ground does no net positive work, no
 //! foot toggles at the grid's frequency), are gaits (each foot lifts and lands, in stance for
 //! several consecutive points between swings) and their loaded feet do not slide; every foot
@@ -19,6 +19,7 @@ use vito::dynamics::{Workspace, forward_kinematics};
 const SOLO: &str = "solo12_walk";
 const SOLO_GAP: &str = "solo12_gap";
 const GO1: &str = "go1_walk";
+const GO1_GAP: &str = "go1_gap";
 
 /// Solo12's four foot spheres, each its own contact point.
 const SOLO_FEET: [(&str, &[&str]); 4] = [
@@ -55,6 +56,11 @@ fn solo12_crosses_the_gap_in_a_trot_whose_loaded_feet_stick() {
 #[test]
 fn go1_walks_in_a_trot_whose_loaded_feet_stick() {
     trots_with_its_loaded_feet_sticking(GO1, &GO1_FEET);
+}
+
+#[test]
+fn go1_crosses_the_gap_in_a_trot_whose_loaded_feet_stick() {
+    crosses_the_gap(GO1_GAP, &GO1_FEET);
 }
 
 /// Checks the committed result `name` as a walk (below) in which every foot crosses the
@@ -148,4 +154,11 @@ fn solo12_gap_reproduces_its_committed_result() {
 #[ignore = "a solve of minutes in release; run with --release -- --ignored"]
 fn go1_walk_reproduces_its_committed_result() {
     reproduces(GO1);
+}
+
+/// Today's solve of Go1's walk across the gap from its trot is the committed one.
+#[test]
+#[ignore = "a solve of minutes in release; run with --release -- --ignored"]
+fn go1_gap_reproduces_its_committed_result() {
+    reproduces(GO1_GAP);
 }
