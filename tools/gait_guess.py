@@ -146,11 +146,10 @@ class Robot:
         joint rows (the base rows' remainder is left to the solver)."""
         v = np.zeros(self.model.nv)
         tau = pin.rnea(self.model, self.data, q, v, v).copy()
-        loaded = [k for k in range(len(self.feet))
-                  if self.foot(q, k)[0][2] - self.feet[k][4] < LOADED]
+        feet = [self.foot(q, k) for k in range(len(self.feet))]
+        loaded = [jac for k, (p, jac) in enumerate(feet) if p[2] - self.feet[k][4] < LOADED]
         weight = pin.computeTotalMass(self.model) * np.linalg.norm(self.model.gravity.linear)
-        for k in loaded:
-            _, jac = self.foot(q, k)
+        for jac in loaded:
             tau -= jac.T @ np.array([0.0, 0.0, weight / len(loaded)])
         return [tau[self.model.joints[self.model.getJointId(n)].idx_v] for n in names]
 
