@@ -6,6 +6,7 @@ mod direction;
 mod line_search;
 mod point;
 mod restoration;
+mod retreat;
 mod solver;
 
 pub use crate::nlp::InteriorSettings;

@@ -143,15 +143,9 @@ impl InteriorPoint<'_, '_, '_> {
             self.linear_time += timer.elapsed();
             let slope = residual_slope + self.barrier_slope(d, mu_r);
             let theta = self.cur.theta(&self.layout, &self.problem);
-            let stationary = || {
-                Stop::new(
-                    Status::LocallyInfeasible,
-                    format!(
-                        "the restoration phase cannot decrease the violation {theta:.1e}: the \
-                         constraints cannot be met near this point"
-                    ),
-                )
-            };
+            let largest = self.largest_residual(&self.cur);
+            let feasible = largest <= self.settings.constraint_tolerance;
+            let stationary = || stationary_violation(theta, largest, feasible);
             let descends = slope < 0.0;
             if !descends || -residual_slope <= ip.restoration_stationary * squares {
                 return Err(stationary());
@@ -196,6 +190,13 @@ impl InteriorPoint<'_, '_, '_> {
         ))
     }
 
+    /// The largest `|rᵢ|` at `p`.
+    fn largest_residual(&self, p: &Point) -> f64 {
+        (0..p.c.len())
+            .map(|i| p.row_residual(&self.layout, &self.problem, i).abs())
+            .fold(0.0, f64::max)
+    }
+
     /// `rᵀ(J dx − ds)`: the slope of `½‖r‖²` along `d` at the current point.
     fn residual_slope(&mut self, d: &Direction) -> f64 {
         self.rows.fill(0.0);
@@ -212,5 +213,49 @@ impl InteriorPoint<'_, '_, '_> {
                 }
             })
             .sum()
+    }
+}
+
+/// The end of a restoration phase that cannot decrease the violation `theta` (1-norm;
+/// `largest` its largest row): `LocallyInfeasible`, unless every row already meets the
+/// constraint tolerance (`feasible`): then the line search, not the constraints, failed, and
+/// the status says so (a feasible point is no evidence of infeasibility).
+fn stationary_violation(theta: f64, largest: f64, feasible: bool) -> Stop {
+    if feasible {
+        Stop::new(
+            Status::LineSearchFailure,
+            format!(
+                "the line search accepts no step from a point that meets the constraints \
+                 (largest violation {largest:.1e}), and the restoration phase cannot decrease \
+                 the violation further"
+            ),
+        )
+    } else {
+        Stop::new(
+            Status::LocallyInfeasible,
+            format!(
+                "the restoration phase cannot decrease the violation {theta:.1e} (largest row \
+                 {largest:.1e}): the constraints cannot be met near this point"
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stationary_violation_is_infeasibility_only_where_a_row_is_violated() {
+        let infeasible = stationary_violation(3.0, 0.5, false);
+        assert_eq!(infeasible.status, Status::LocallyInfeasible);
+        assert!(
+            infeasible.message.contains("5.0e-1"),
+            "{}",
+            infeasible.message
+        );
+        let feasible = stationary_violation(2.5e-6, 1e-8, true);
+        assert_eq!(feasible.status, Status::LineSearchFailure);
+        assert!(feasible.message.contains("1.0e-8"), "{}", feasible.message);
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::direction::{Direction, NewtonSystem};
 use super::point::{Layout, Point, Row};
+use super::retreat::Checkpoint;
 use crate::nlp::curvature_scale::next_curvature_scale;
 use crate::nlp::filter::Filter;
 use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop};
@@ -39,6 +40,12 @@ pub(crate) struct InteriorPoint<'s, 'p, 'w> {
     pub(super) filter: Filter,
     /// `τ_c`, the factor of the constraints' curvature in the Hessian (see `accept_trial`).
     pub(super) curvature_scale: f64,
+    /// The last solved barrier subproblem, to return to when the next fails (`retreat.rs`).
+    pub(super) checkpoint: Option<Checkpoint>,
+    /// `μ` stays at the next update (a retreat's subproblem is solved first).
+    pub(super) barrier_held: bool,
+    /// The current point is a retreat's (for the iteration's record).
+    pub(super) retreated: bool,
     /// Whether the objective's Hessian is positive semidefinite at the start.
     objective_convex: bool,
     /// An earlier solve of a problem with the same rows to start from (`warm_from`).
@@ -46,10 +53,10 @@ pub(crate) struct InteriorPoint<'s, 'p, 'w> {
     /// The solve started from an earlier solution's multipliers.
     warm: bool,
     /// The relaxation `ε` of the complementarity product rows.
-    relaxation: f64,
+    pub(super) relaxation: f64,
     /// The path of the problem's smoothing parameter, driven with `μ`, and its value now.
-    smoothing_path: Option<SmoothingPath>,
-    smoothing: f64,
+    pub(super) smoothing_path: Option<SmoothingPath>,
+    pub(super) smoothing: f64,
     pub(super) linear_time: Duration,
     /// Scratch: stationarity, vito's bound multipliers, scaled multipliers, row values
     /// (`J d`, corrections' residuals) and a right-hand side.
@@ -82,6 +89,9 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
             tau: ip.tau_min.max(1.0 - ip.mu_initial),
             filter: Filter::default(),
             curvature_scale: 1.0,
+            checkpoint: None,
+            barrier_held: false,
+            retreated: false,
             objective_convex: false,
             warm_start: None,
             warm: false,
@@ -371,9 +381,14 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
 
     /// Decreases `μ` while the barrier subproblem is solved to `κ_ε μ`: the monotone
     /// Fiacco–McCormick update of the paper (Eq. 7), `μ ← max(μ_min, min(κ_μ μ, μ^θ_μ))`, with
-    /// `τ = max(τ_min, 1 − μ)` and an empty filter (its bounds stay those of the start).
+    /// `τ = max(τ_min, 1 − μ)` and an empty filter (its bounds stay those of the start). The
+    /// solved subproblem's point is kept (`retreat.rs`); after a retreat `μ` is held once.
     fn update_barrier(&mut self, r: &Residuals) {
+        if std::mem::take(&mut self.barrier_held) {
+            return;
+        }
         let ip = self.ip().clone();
+        let solved = self.mu;
         let mut decreased = false;
         while self.mu > self.mu_min()
             && self.barrier_error(r) <= ip.barrier_tolerance_factor * self.mu
@@ -386,6 +401,14 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
         }
         if decreased {
             self.filter.clear();
+            self.checkpoint = Some(Checkpoint::new(
+                &self.cur,
+                solved,
+                self.smoothing,
+                self.relaxation,
+                self.curvature_scale,
+                self.mu,
+            ));
         }
     }
 
@@ -511,6 +534,9 @@ impl NlpMethod for InteriorPoint<'_, '_, '_> {
         if relaxation_decreased {
             r = self.kkt_residuals();
         }
+        if self.retreat_if_stalled(self.barrier_error(&r)) {
+            r = self.kkt_residuals();
+        }
         self.update_barrier(&r);
         if self.update_smoothing()? {
             r = self.kkt_residuals();
@@ -524,13 +550,18 @@ impl NlpMethod for InteriorPoint<'_, '_, '_> {
     }
 
     fn step(&mut self, info: &mut StepInfo) -> Result<(), Stop> {
-        self.newton_step(info)
+        self.retreated = false;
+        match self.newton_step(info) {
+            Err(stop) => self.retreat_after(stop),
+            stepped => stepped,
+        }
     }
 
     fn describe(&self, record: &mut IterationRecord) {
         record.objective = self.cur.f;
         record.barrier = self.mu;
         record.smoothing = self.smoothing;
+        record.retreat = self.retreated;
     }
 
     fn residuals(&mut self) -> Residuals {

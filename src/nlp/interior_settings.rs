@@ -43,6 +43,11 @@ pub struct InteriorSettings {
     /// The dual regularization `δ_c` of a row, relative to its squared norm over the Hessian's
     /// largest diagonal entry (at least 1).
     pub dual_regularization: f64,
+    /// A barrier subproblem whose error has not fallen below `stall_decrease` of its least
+    /// value in `stall_iterations` iterations has stalled (`interior/retreat.rs`).
+    pub stall_decrease: f64,
+    /// See `stall_decrease`.
+    pub stall_iterations: usize,
     /// Second-order corrections tried at most per step.
     pub soc_max: usize,
     /// `κ_soc`: a further correction is tried only while the violation falls by this factor.
@@ -84,6 +89,8 @@ impl Default for InteriorSettings {
             kappa_sigma: 1e10,
             damping: 1e-5,
             dual_regularization: 1e-8,
+            stall_decrease: 0.5,
+            stall_iterations: 300,
             soc_max: 4,
             soc_kappa: 0.99,
             restoration_regularization: 1e-8,
@@ -121,12 +128,14 @@ impl InteriorSettings {
             .unit("tau_min", self.tau_min)
             .unit("bound_fraction", self.bound_fraction)
             .unit("soc_kappa", self.soc_kappa)
+            .unit("stall_decrease", self.stall_decrease)
             .unit("restoration_reduction", self.restoration_reduction)
             .unit("restoration_armijo", self.restoration_armijo)
             .growth("mu_superlinear_decrease", self.mu_superlinear_decrease)
             .growth("kappa_sigma", self.kappa_sigma)
             .non_negative("damping", self.damping)
             .count("restoration_iterations", self.restoration_iterations)
+            .count("stall_iterations", self.stall_iterations)
             .finish()
     }
 }

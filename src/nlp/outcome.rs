@@ -197,6 +197,9 @@ pub struct IterationRecord {
     /// The step was retried with a strengthened Hessian model (larger shift for exact
     /// Hessians, reset for BFGS) after a failed QP or line search.
     pub hessian_reset: bool,
+    /// The interior point returned to the last solved barrier subproblem, after a failed step
+    /// or a stalled subproblem, to decrease `μ` less (`interior/retreat.rs`).
+    pub retreat: bool,
     /// The complementarity relaxation was decreased at this iterate.
     pub relaxation_decreased: bool,
 }

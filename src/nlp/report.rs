@@ -21,7 +21,8 @@
 //! backend (`b`), an elastic step (`e`), an accepted second-order correction (`s`), a step
 //! accepted by the ℓ1-merit fallback instead of the filter (`m`), a feasibility restoration
 //! (`f`), a retry with a strengthened Hessian model (`r`: a larger shift for exact Hessians, a
-//! reset for BFGS) and a decrease of the complementarity relaxation (`c`).
+//! reset for BFGS), a return to the last solved barrier subproblem after a failed step (`k`,
+//! interior point) and a decrease of the complementarity relaxation (`c`).
 
 use std::io::{IsTerminal, Write};
 
@@ -88,6 +89,7 @@ impl Observer for LogObserver<'_> {
             (r.merit_step, 'm'),
             (r.restoration, 'f'),
             (r.hessian_reset, 'r'),
+            (r.retreat, 'k'),
             (r.relaxation_decreased, 'c'),
         ] {
             if flag {
