@@ -163,6 +163,13 @@ impl Point {
         }
     }
 
+    /// The largest absolute residual of the barrier problem's equalities.
+    pub(super) fn largest_residual(&self, layout: &Layout, problem: &Problem<'_>) -> f64 {
+        (0..self.c.len())
+            .map(|i| self.row_residual(layout, problem, i).abs())
+            .fold(0.0, f64::max)
+    }
+
     /// `θ`: the ℓ1 norm of the barrier problem's equality residuals.
     pub(super) fn theta(&self, layout: &Layout, problem: &Problem<'_>) -> f64 {
         (0..self.c.len())

@@ -143,7 +143,7 @@ impl InteriorPoint<'_, '_, '_> {
             self.linear_time += timer.elapsed();
             let slope = residual_slope + self.barrier_slope(d, mu_r);
             let theta = self.cur.theta(&self.layout, &self.problem);
-            let largest = self.largest_residual(&self.cur);
+            let largest = self.cur.largest_residual(&self.layout, &self.problem);
             let feasible = largest <= self.settings.constraint_tolerance;
             let stationary = || stationary_violation(theta, largest, feasible);
             let descends = slope < 0.0;
@@ -188,13 +188,6 @@ impl InteriorPoint<'_, '_, '_> {
             Status::LineSearchFailure,
             "the restoration phase reached no point the filter accepts",
         ))
-    }
-
-    /// The largest `|rᵢ|` at `p`.
-    fn largest_residual(&self, p: &Point) -> f64 {
-        (0..p.c.len())
-            .map(|i| p.row_residual(&self.layout, &self.problem, i).abs())
-            .fold(0.0, f64::max)
     }
 
     /// `rᵀ(J dx − ds)`: the slope of `½‖r‖²` along `d` at the current point.

@@ -20,7 +20,7 @@
 use super::point::Point;
 use super::solver::InteriorPoint;
 use crate::nlp::iteration::Stop;
-use crate::nlp::outcome::Status;
+use crate::nlp::outcome::{Residuals, Status};
 
 /// The point where a barrier subproblem was solved, and the decrease that followed it.
 pub(super) struct Checkpoint {
@@ -115,9 +115,14 @@ impl InteriorPoint<'_, '_, '_> {
         }
     }
 
-    /// Counts an iteration at barrier error `error` of the subproblem that followed the
-    /// checkpoint, and retreats where it has stalled; whether it did.
-    pub(super) fn retreat_if_stalled(&mut self, error: f64) -> bool {
+    /// Counts an iteration of the subproblem that followed the checkpoint, at the barrier
+    /// error of the residuals `r` (evaluated only where there is a checkpoint), and retreats
+    /// where it has stalled; whether it did.
+    pub(super) fn retreat_if_stalled(&mut self, r: &Residuals) -> bool {
+        if self.checkpoint.is_none() {
+            return false;
+        }
+        let error = self.barrier_error(r);
         let (decrease, iterations) = (self.ip().stall_decrease, self.ip().stall_iterations);
         let stalled = self
             .checkpoint

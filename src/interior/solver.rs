@@ -358,18 +358,17 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
     /// The barrier subproblem's error `E_μ` (the paper's Eq. 5): the larger of the scaled
     /// dual infeasibility (of `x` and of the slacks), the largest residual of the barrier
     /// problem's equalities and the complementarity's distance from `μ`.
-    fn barrier_error(&self, r: &Residuals) -> f64 {
+    pub(super) fn barrier_error(&self, r: &Residuals) -> f64 {
         let p = &self.cur;
-        let (mut primal, mut slack_dual) = (0.0_f64, 0.0_f64);
+        let mut slack_dual = 0.0_f64;
         for i in 0..p.s.len() {
-            primal = primal.max(p.row_residual(&self.layout, &self.problem, i).abs());
             if self.layout.rows[i] == Row::Inequality {
                 slack_dual = slack_dual.max((p.vu[i] - p.vl[i] - p.y[i]).abs());
             }
         }
         r.dual_infeasibility
             .max(slack_dual)
-            .max(primal)
+            .max(p.largest_residual(&self.layout, &self.problem))
             .max(self.complementarity(self.mu))
     }
 
@@ -534,7 +533,7 @@ impl NlpMethod for InteriorPoint<'_, '_, '_> {
         if relaxation_decreased {
             r = self.kkt_residuals();
         }
-        if self.retreat_if_stalled(self.barrier_error(&r)) {
+        if self.retreat_if_stalled(&r) {
             r = self.kkt_residuals();
         }
         self.update_barrier(&r);
