@@ -16,9 +16,15 @@
 //! floor and the steps stay cut by the fraction to the boundary, restoration after
 //! restoration, until the iteration limit. A decrease already no faster than the linear
 //! `κ_μ` is not retried: the failure stands, the stalled solve goes on.
+//!
+//! A retried subproblem says how long a step of the homotopy this problem takes, as a
+//! continuation method keeps its halved step length after the corrector failed: no later
+//! decrease of the solve is steeper than the retried one (at most the linear `κ_μ`), so the
+//! solve does not fail again at every level below (`InteriorPoint::least_decrease`).
 
 use super::point::Point;
 use super::solver::InteriorPoint;
+use crate::nlp::InteriorSettings;
 use crate::nlp::iteration::Stop;
 use crate::nlp::outcome::{Residuals, Status};
 
@@ -94,6 +100,15 @@ pub(super) fn retry_barrier(mu: f64, target: f64, linear: f64) -> Option<f64> {
     (target < linear * mu).then(|| (mu * target).sqrt())
 }
 
+/// The next barrier parameter after `mu` (above the floor): `min(κ_μ μ, μ^θ_μ)` (Wächter &
+/// Biegler 2006, Eq. 7), no steeper than the ratio `least` a retried subproblem set (0 before
+/// any).
+pub(super) fn barrier_decrease(mu: f64, ip: &InteriorSettings, least: f64) -> f64 {
+    (ip.mu_linear_decrease * mu)
+        .min(mu.powf(ip.mu_superlinear_decrease))
+        .max(least * mu)
+}
+
 /// Whether a failed step may be retried from the checkpoint: the line search's, the
 /// restoration phase's and the inertia correction's failures (evaluation errors and the
 /// limits stand).
@@ -141,6 +156,7 @@ impl InteriorPoint<'_, '_, '_> {
         let Some(mu) = retry_barrier(c.mu, c.target, linear) else {
             return false;
         };
+        self.least_decrease = self.least_decrease.max((mu / c.mu).min(linear));
         c.target = mu;
         c.progress = Progress::new();
         self.cur.clone_from(&c.point);
@@ -174,6 +190,19 @@ mod tests {
         // A decrease by κ_μ or less is not retried.
         assert_eq!(retry_barrier(1e-3, 2e-4, 0.2), None);
         assert_eq!(retry_barrier(1e-3, 5e-4, 0.2), None);
+    }
+
+    #[test]
+    fn after_a_retry_no_decrease_is_steeper_than_the_retried_one() {
+        let ip = InteriorSettings::default();
+        // Before any retry: Eq. 7, superlinear below μ = κ_μ² (1e-5^1.5 ≈ 3.2e-8).
+        assert_eq!(barrier_decrease(1e-5, &ip, 0.0), 1e-5_f64.powf(1.5));
+        assert_eq!(barrier_decrease(0.1, &ip, 0.0), 0.2 * 0.1);
+        // A retry that went from 1e-4 to 1e-5 instead of 1e-6 allows tenfold decreases.
+        let least = retry_barrier(1e-4, 1e-6, ip.mu_linear_decrease).unwrap() / 1e-4;
+        assert!((barrier_decrease(1e-5, &ip, least) - 1e-6).abs() < 1e-18);
+        // A slower rule than the limit is kept.
+        assert_eq!(barrier_decrease(0.1, &ip, least), 0.2 * 0.1);
     }
 
     #[test]

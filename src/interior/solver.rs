@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::direction::{Direction, NewtonSystem};
 use super::point::{Layout, Point, Row};
-use super::retreat::Checkpoint;
+use super::retreat::{Checkpoint, barrier_decrease};
 use crate::nlp::curvature_scale::next_curvature_scale;
 use crate::nlp::filter::Filter;
 use crate::nlp::iteration::{Current, NlpMethod, StepInfo, Stop};
@@ -46,6 +46,9 @@ pub(crate) struct InteriorPoint<'s, 'p, 'w> {
     pub(super) barrier_held: bool,
     /// The current point is a retreat's (for the iteration's record).
     pub(super) retreated: bool,
+    /// The least ratio `μ_next / μ` of a barrier decrease: 0 until a subproblem is retried,
+    /// then the retried decrease's (`retreat.rs`).
+    pub(super) least_decrease: f64,
     /// Whether the objective's Hessian is positive semidefinite at the start.
     objective_convex: bool,
     /// An earlier solve of a problem with the same rows to start from (`warm_from`).
@@ -92,6 +95,7 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
             checkpoint: None,
             barrier_held: false,
             retreated: false,
+            least_decrease: 0.0,
             objective_convex: false,
             warm_start: None,
             warm: false,
@@ -381,7 +385,8 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
     /// Decreases `μ` while the barrier subproblem is solved to `κ_ε μ`: the monotone
     /// Fiacco–McCormick update of the paper (Eq. 7), `μ ← max(μ_min, min(κ_μ μ, μ^θ_μ))`, with
     /// `τ = max(τ_min, 1 − μ)` and an empty filter (its bounds stay those of the start). The
-    /// solved subproblem's point is kept (`retreat.rs`); after a retreat `μ` is held once.
+    /// solved subproblem's point is kept (`retreat.rs`); after a retreat `μ` is held once, and
+    /// no later decrease is steeper than the retried one (`least_decrease`).
     fn update_barrier(&mut self, r: &Residuals) {
         if std::mem::take(&mut self.barrier_held) {
             return;
@@ -392,9 +397,7 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
         while self.mu > self.mu_min()
             && self.barrier_error(r) <= ip.barrier_tolerance_factor * self.mu
         {
-            self.mu = (ip.mu_linear_decrease * self.mu)
-                .min(self.mu.powf(ip.mu_superlinear_decrease))
-                .max(self.mu_min());
+            self.mu = barrier_decrease(self.mu, &ip, self.least_decrease).max(self.mu_min());
             self.tau = ip.tau_min.max(1.0 - self.mu);
             decreased = true;
         }
