@@ -121,6 +121,10 @@ fn missing_files_are_one_line_errors() {
     assert_one_line_error(&out, &["/nonexistent/state.json"]);
     let out = vito(&["model", "robots/nope.urdf"]);
     assert_one_line_error(&out, &["robots/nope.urdf"]);
+    // The operating system's reason is said once, not again for each error that carries it.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read the URDF: "), "{err}");
+    assert_eq!(err.matches("(os error").count(), 1, "{err}");
 }
 
 #[test]

@@ -80,6 +80,24 @@ fn print_stdout(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// An error and its causes on one line, each said once: vito's errors spell out their source
+/// in their own message (`{path}: cannot read: {source}`, as they are shown without the
+/// chain too), so a cause that the line already holds is not repeated.
+pub fn error_message(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let command = cli.command.unwrap_or_else(|| {
