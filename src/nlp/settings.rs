@@ -138,7 +138,9 @@ pub struct Settings {
     /// Consecutive iterates within the acceptable tolerances that end the solve as `Acceptable`.
     pub acceptable_iterations: usize,
     /// Maximum number of iterations of one solve (of each method that runs, and of each of
-    /// the SQP's smoothing levels).
+    /// the SQP's smoothing levels). 1 000 by default: an interior-point contact solve takes
+    /// several hundred along its smoothing path (the hopper's hops 0.1–0.5 m up to 693,
+    /// Go1's walk 477; `docs/benchmarks.md`).
     pub max_iterations: usize,
     /// Wall-time limit in seconds; `None` for no limit.
     pub time_limit_s: Option<f64>,
@@ -346,7 +348,7 @@ impl Default for Settings {
             acceptable_tolerance: 1e-4,
             acceptable_constraint_tolerance: 1e-4,
             acceptable_iterations: 15,
-            max_iterations: 500,
+            max_iterations: 1000,
             time_limit_s: None,
             print_level: 2,
             progress_bar: true,
