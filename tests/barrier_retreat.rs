@@ -5,16 +5,24 @@
 use std::path::Path;
 
 use vito::nlp::{Method, Status};
-use vito::problem::{ProblemOverrides, TrajectoryProblem, load_problem};
+use vito::problem::{ComplementarityMethod, ProblemOverrides, TrajectoryProblem, load_problem};
 use vito::transcription::solve;
 
 /// `problems/hopper_hop.yaml` solved by the interior point alone, its barrier decreased as
-/// `min(0.05 μ, μ^1.8)` (the defaults: 0.2 and 1.5): one update takes it from `8·10⁻⁵` to
-/// its floor, the smoothing with it, and the steps stall there; `stall_iterations` as given.
+/// `min(0.05 μ, μ^1.8)` (the defaults: 0.2 and 1.5) and its smoothing ended at `5·10⁻⁴`
+/// (one level below the default end): one update takes the barrier from `8·10⁻⁵` to its
+/// floor, the smoothing with it, and the steps stall there; `stall_iterations` as given.
 fn fast_decrease(stall_iterations: usize) -> TrajectoryProblem {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("problems/hopper_hop.yaml");
     let mut prob =
         load_problem(&file, &ProblemOverrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ComplementarityMethod::Smoothing { start, .. } = prob.complementarity else {
+        panic!("the hopper's file names the smoothing method")
+    };
+    prob.complementarity = ComplementarityMethod::Smoothing {
+        start,
+        end: Some(5e-4),
+    };
     prob.solver.method = Method::InteriorPoint;
     prob.solver.max_iterations = 1200;
     prob.solver.print_level = 0;

@@ -16,7 +16,9 @@
 use std::path::Path;
 use vito::dynamics::{Workspace, forward_kinematics, mass_matrix, point_jacobian};
 use vito::nlp::Status;
-use vito::problem::{ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem};
+use vito::problem::{
+    ComplementarityMethod, ProblemOverrides, TrajectoryProblem, TranscriptionKind, load_problem,
+};
 use vito::transcription::{Interpolant, Solution, solve};
 use vito::vi::contact_simulation::contact_stage;
 use vito::vi::simulate::SimulationOptions;
@@ -81,7 +83,10 @@ fn simulated_stages_land_on_the_optimized_knots() {
     let (s, dt, n) = (gal.s(), *dt, prob.model.dof());
     let contact = prob.contact.as_ref().unwrap();
     let trajectory = sol.contact.as_ref().unwrap();
-    let smoothing = prob.solver.smoothing_margin * prob.solver.complementarity_tolerance.sqrt();
+    let ComplementarityMethod::Smoothing { start, end: None } = prob.complementarity else {
+        unreachable!("the hopper's file names the smoothing method and no end")
+    };
+    let smoothing = prob.solver.smoothing_end(start);
     let matched = SimulationOptions {
         contact_smoothing: Some(smoothing),
         ..SimulationOptions::default()

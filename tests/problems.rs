@@ -349,7 +349,7 @@ fn box_touchdown_converges_with_hermite_simpson() {
 /// schedule) converges with the Simpson VI from the default guess, and its contact conditions
 /// hold: every product within the complementarity tolerance, no penetration. Independently of
 /// the solver's own test, every pair of the final level satisfies the Fischer–Burmeister
-/// identity `a·b = μ²` of its smoothing `μ = smoothing_margin · √complementarity_tolerance`
+/// identity `a·b = μ²` of its last smoothing (`Settings::smoothing_end`)
 /// (but the gap pairs of the last two points, whose gap `final.at_rest` holds at zero). The
 /// ground does no positive work beyond its tolerance, and the energy balance closes: the work
 /// of the actuators and of the ground is the change of energy (zero: the hopper stands at rest
@@ -371,10 +371,10 @@ fn hopper_converges_with_contact_conditions() {
     );
     assert!(contact.deepest_penetration <= 1e-4, "{contact:?}");
     let s = &prob.solver;
-    let mu = s.smoothing_margin * s.complementarity_tolerance.sqrt();
     let ComplementarityMethod::Smoothing { start, .. } = prob.complementarity else {
         unreachable!("matched above")
     };
+    let mu = s.smoothing_end(start);
     report_history_follows_the_path(&prob, &outcome, start, mu);
     let e = &outcome.energy;
     assert!(

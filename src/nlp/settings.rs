@@ -168,15 +168,21 @@ pub struct Settings {
     /// 0.3 and the second failed with 0.1 (`problems/README.md`, "The biped walk"), and every
     /// bundled contact problem solved by levels used 0.3.
     pub smoothing_decrease: f64,
-    /// The last smoothing is `smoothing_margin · √complementarity_tolerance` when the problem
-    /// names none: a smoothed solution's products are `μ²` exactly, so that level meets the
-    /// tolerance with the margin squared to spare. In `(0, 1]`.
+    /// When the problem names no last smoothing, the path ends at its first level (from its
+    /// start down by `smoothing_decrease`) at or below
+    /// `smoothing_margin · √complementarity_tolerance` ([`Settings::smoothing_end`]): a
+    /// smoothed solution's products are `μ²` exactly, so with the margin 1 that is the first
+    /// level whose products meet the tolerance. In `(0, 1]`; 1 by default: every level further
+    /// makes the sticking rows more nearly dependent (`μ²`) and the solve harder, not the
+    /// solution better (`problems/README.md`, "The biped walk": one level further diverged).
     pub smoothing_margin: f64,
     /// `κ` of the inexact smoothing levels: every level but the last ends once the scaled
     /// dual infeasibility and the constraint violation are within `max(tolerance, κ·μ)` (and
     /// the constraint tolerance's counterpart), as IPOPT ends a barrier subproblem at `κ_ε·μ`;
-    /// the last level meets the tolerances themselves. `0` (the default) solves every level to
-    /// the tolerances. `≥ 0`.
+    /// the last level meets the tolerances themselves; `0` solves every level to the
+    /// tolerances. `≥ 0`; 0.1 by default, IPOPT's `κ_ε` for its barrier subproblems (on the
+    /// quadruped's gaps the first level solved to the tolerances wandered for 800 iterations;
+    /// `problems/README.md`, "The quadruped").
     pub smoothing_level_tolerance: f64,
     /// The algorithm's constants (line search, inertia control, working-set QP); the defaults
     /// are what the tests and benchmarks were measured with.
@@ -359,14 +365,39 @@ impl Default for Settings {
             relaxation_initial: 0.1,
             relaxation_decrease: 0.1,
             smoothing_decrease: 0.3,
-            smoothing_margin: 0.5,
-            smoothing_level_tolerance: 0.0,
+            smoothing_margin: 1.0,
+            smoothing_level_tolerance: 0.1,
             tuning: Tuning::default(),
         }
     }
 }
 
+/// Significant digits of a computed smoothing level: a level written out by hand (`end:
+/// 8.1e-4`, four factors of 0.3 below 0.1) is then the same number as the computed one
+/// (`0.1 · 0.3⁴` carries a rounding error in its last bit).
+const LEVEL_DIGITS: usize = 12;
+
 impl Settings {
+    /// The last smoothing of a path from `start` whose end the problem does not name: the
+    /// first of the levels `start · smoothing_decrease^k` (`k ≥ 0`, the SQP's levels) at or
+    /// below `smoothing_margin · √complementarity_tolerance`, to 12 significant
+    /// digits. A smoothed pair holds `a·b = μ²`, so from the default tolerance 10⁻⁶ a path from
+    /// 0.1 or 0.03 ends at 8.1·10⁻⁴ (products 6.6·10⁻⁷), one from 0.01 at 9·10⁻⁴.
+    #[must_use]
+    pub fn smoothing_end(&self, start: f64) -> f64 {
+        let target = self.smoothing_margin * self.complementarity_tolerance.sqrt();
+        if !(self.smoothing_decrease > 0.0 && self.smoothing_decrease < 1.0) {
+            return target.min(start);
+        }
+        let mut mu = start;
+        while mu > target && mu > 0.0 {
+            mu *= self.smoothing_decrease;
+        }
+        format!("{mu:.prec$e}", prec = LEVEL_DIGITS - 1)
+            .parse()
+            .unwrap_or(mu)
+    }
+
     /// Checks every field in order and names the first one that is out of its domain by its
     /// path (`tuning.interior.mu_initial`). Also rejects the OSQP backend when the crate was
     /// built without the `osqp` feature.
@@ -432,6 +463,24 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default end is the level a hand-written ladder names: from 0.1 and 0.03 by 0.3 the
+    /// files' `end: 8.1e-4`, bit for bit (the SQP's levels then end on it,
+    /// `optimizer::smoothing`), against the closed form `start · 0.3^k`.
+    #[test]
+    fn the_smoothing_end_is_the_ladder_level_written_out() {
+        let s = Settings::default();
+        assert_eq!(s.smoothing_end(0.1).to_bits(), 8.1e-4_f64.to_bits());
+        assert_eq!(s.smoothing_end(0.03).to_bits(), 8.1e-4_f64.to_bits());
+        assert_eq!(s.smoothing_end(0.01).to_bits(), 9e-4_f64.to_bits());
+        assert_eq!(s.smoothing_end(5e-4), 5e-4);
+        let half = Settings {
+            smoothing_margin: 0.5,
+            ..Settings::default()
+        };
+        // 0.5e-3 is passed at the fourth factor: 0.01 · 0.3³ = 2.7e-4.
+        assert!((half.smoothing_end(0.01) - 0.01 * 0.3_f64.powi(3)).abs() < 1e-18);
+    }
 
     #[test]
     fn methods_and_qp_backends_parse_as_files_and_flags_name_them() {

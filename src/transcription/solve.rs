@@ -179,17 +179,17 @@ impl Transcription for CollocationNlp<'_> {
 }
 
 /// The smoothing path of smoothed contact complementarity: from `start` to `end` or, by
-/// default, `smoothing_margin · √complementarity_tolerance` (at most `start`).
+/// default, [`Settings::smoothing_end`] (at most `start`).
 ///
-/// A smoothed solution has `a·b = μ²` in every pair, so the default end is the first
-/// smoothing at which the products meet the tolerance; smaller ones only make the solves
-/// harder (the sticking rows become dependent as `μ²`, see ARCHITECTURE.md, "Contact").
+/// A smoothed solution has `a·b = μ²` in every pair, so the default end is the first level
+/// at which the products meet the tolerance; smaller ones only make the solves harder (the
+/// sticking rows become dependent as `μ²`, see ARCHITECTURE.md, "Contact").
 fn smoothing_path(method: ComplementarityMethod, settings: &Settings) -> Option<SmoothingPath> {
     match method {
         ComplementarityMethod::Smoothing { start, end } => Some(SmoothingPath {
             start,
             end: end
-                .unwrap_or(settings.smoothing_margin * settings.complementarity_tolerance.sqrt())
+                .unwrap_or_else(|| settings.smoothing_end(start))
                 .min(start),
         }),
         _ => None,
@@ -229,18 +229,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_smoothing_end_meets_the_complementarity_tolerance() {
+    fn the_default_smoothing_end_is_the_first_level_meeting_the_tolerance() {
         let settings = Settings {
             complementarity_tolerance: 1e-6,
             ..Settings::default()
         };
         let smoothing = |start, end| ComplementarityMethod::Smoothing { start, end };
-        // μ_end = 0.5 √1e-6 = 5e-4: products μ² = 2.5e-7 ≤ 1e-6.
+        // From 0.01 by 0.3: 0.01, 0.003, 9e-4, whose products 8.1e-7 meet 1e-6.
         let path = smoothing_path(smoothing(1e-2, None), &settings);
         let end = path.map_or(f64::NAN, |p| p.end);
-        assert!((end - 5e-4).abs() < 1e-15, "{end}");
-        assert!(end * end <= 1e-6 && end * end >= 0.2e-6, "{end}");
-        // A named end wins; an end above the start is the start.
+        assert!((end - 9e-4).abs() < 1e-15, "{end}");
+        assert!(
+            end * end <= 1e-6 && (end / 0.3) * (end / 0.3) > 1e-6,
+            "{end}"
+        );
+        // A named end wins.
         let path = smoothing_path(smoothing(1e-2, Some(1e-4)), &settings);
         assert_eq!(
             path,
@@ -249,6 +252,7 @@ mod tests {
                 end: 1e-4
             })
         );
+        // A start that meets the tolerance is its own end.
         let loose = Settings {
             complementarity_tolerance: 1e-2,
             ..Settings::default()
