@@ -81,8 +81,12 @@ fn converges(qp: Option<QpBackend>, problems: &[&str]) -> Vec<usize> {
 /// Writes the solve's files into a fresh temporary directory named after `tag` (the caller
 /// removes it) and returns it.
 fn written(prob: &TrajectoryProblem, outcome: &Outcome, tag: &str) -> PathBuf {
+    // Tests run in parallel and several solve the same problem: a counter keeps their
+    // directories apart (one removing its own while another writes the same name failed).
+    static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let serial = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
-        "vito-{}-{}",
+        "vito-{}-{}-{serial}",
         tag.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
         std::process::id()
     ));
