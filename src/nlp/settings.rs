@@ -478,7 +478,7 @@ mod tests {
             smoothing_margin: 0.5,
             ..Settings::default()
         };
-        // 0.5e-3 is passed at the fourth factor: 0.01 · 0.3³ = 2.7e-4.
+        // The first level at or below 0.5e-3 is 0.01 · 0.3³ = 2.7e-4.
         assert!((half.smoothing_end(0.01) - 0.01 * 0.3_f64.powi(3)).abs() < 1e-18);
     }
 

@@ -210,8 +210,8 @@ pub enum ComplementarityMethod {
 /// `μ² = 10⁻²`, a force of about a weight share at 1 cm, soft enough for the first subproblem
 /// to converge from a straight-line guess (the biped's walk, the jump's flat step). Measured
 /// against the earlier 10⁻² (docs/benchmarks.md, "Families"): the hopper family 12 of 12
-/// `Converged` instead of 11, and Go1's and Solo12's walks and Go1's gap converge in fewer
-/// iterations at lower objectives; Solo12's gap keeps 10⁻² in its file.
+/// `Converged` instead of 11, Go1's and Solo12's walks in fewer iterations, they and Go1's gap
+/// at lower objectives; Solo12's gap fails from it and keeps 10⁻² in its file.
 pub const DEFAULT_SMOOTHING_START: f64 = 0.1;
 
 /// Default weight of the complementarity penalty.
