@@ -68,9 +68,10 @@ fn momentum_before_knot(
 /// finds another root (0.48 away), a landing this test's branch filter does not recognise.
 #[test]
 fn simulated_stages_land_on_the_optimized_knots() {
+    const START: f64 = 1e-2;
     let mut prob = bundled("hopper_hop");
     prob.complementarity = ComplementarityMethod::Smoothing {
-        start: 1e-2,
+        start: START,
         end: None,
     };
     assert_eq!(prob.transcription, TranscriptionKind::Variational(2));
@@ -91,7 +92,7 @@ fn simulated_stages_land_on_the_optimized_knots() {
     let (s, dt, n) = (gal.s(), *dt, prob.model.dof());
     let contact = prob.contact.as_ref().unwrap();
     let trajectory = sol.contact.as_ref().unwrap();
-    let smoothing = prob.solver.smoothing_end(1e-2);
+    let smoothing = prob.solver.smoothing_end(START);
     let matched = SimulationOptions {
         contact_smoothing: Some(smoothing),
         ..SimulationOptions::default()
