@@ -46,6 +46,17 @@ fn walk() -> TrajectoryProblem {
     prob
 }
 
+/// The walk with the sticking creep of 10⁻³ m/s per weight share its file set until the
+/// smoothing's defaults made it unnecessary (problems/README.md, "The biped walk"): the walk
+/// the penetration and knot power rows were measured on. Without the creep the walk with the
+/// knot rows ends `LineSearchFailure`, and the penetration rows' first-order error reaches
+/// 0.05 mm.
+fn crept_walk() -> TrajectoryProblem {
+    let mut prob = walk();
+    prob.contact.as_mut().unwrap().creep = 1e-3;
+    prob
+}
+
 fn converged(prob: &TrajectoryProblem) -> Outcome {
     let outcome = solve(prob, &mut std::io::sink()).unwrap();
     assert_eq!(
@@ -176,14 +187,14 @@ fn deepest_dip(outcome: &Outcome) -> f64 {
     deepest
 }
 
-/// `terrain.penetration` bounds the dips between the points: the walk dips deeper than 0.25 mm
+/// `terrain.penetration` bounds the dips between the points: the crept walk dips deeper than 0.25 mm
 /// between its points without the rows, and with them at 0.25 mm it stays within that, up to
 /// the rows' first-order kinematics (0.02 mm), still walking on a dissipative ground (the
 /// balance closed to 2 % of the actuators' positive work: the motion is another, with 10 J of
 /// it).
 #[test]
 fn penetration_rows_bound_the_dips_between_the_points() {
-    let mut prob = walk();
+    let mut prob = crept_walk();
     let free = deepest_dip(&converged(&prob));
     let depth = 2.5e-4;
     assert!(free > depth, "the walk without the rows dips only {free} m");
@@ -235,7 +246,7 @@ fn largest_knot_powers(prob: &TrajectoryProblem, outcome: &Outcome) -> (f64, f64
 }
 
 /// `terrain.dissipative_knots` holds the ground's power at the knots: without the rows the
-/// walk's heels, landed inside the stage before a knot, carry their landing force at the knot
+/// crept walk's heels, landed inside the stage before a knot, carry their landing force at the knot
 /// while the knot's velocity lifts them (1.25 W), and with them no contact force does more than
 /// the rows' smoothing allowance at the last level (0.04 W) with the velocity they see, the
 /// frozen-mass one; with the written velocity the largest power falls by a third only (0.86 W:
@@ -243,7 +254,7 @@ fn largest_knot_powers(prob: &TrajectoryProblem, outcome: &Outcome) -> (f64, f64
 /// dissipative ground.
 #[test]
 fn dissipative_knots_hold_the_grounds_power_at_the_knots() {
-    let mut prob = walk();
+    let mut prob = crept_walk();
     let (free, _) = largest_knot_powers(&prob, &converged(&prob));
     assert!(
         free > 1.0,
