@@ -187,9 +187,9 @@ fn deepest_dip(outcome: &Outcome) -> f64 {
     deepest
 }
 
-/// `terrain.penetration` bounds the dips between the points: the crept walk dips deeper than 0.25 mm
-/// between its points without the rows, and with them at 0.25 mm it stays within that, up to
-/// the rows' first-order kinematics (0.02 mm), still walking on a dissipative ground (the
+/// `terrain.penetration` bounds the dips between the points: the crept walk dips deeper than
+/// 0.25 mm between its points without the rows, and with them at 0.25 mm it stays within that,
+/// up to the rows' first-order kinematics (0.02 mm), still walking on a dissipative ground (the
 /// balance closed to 2 % of the actuators' positive work: the motion is another, with 10 J of
 /// it).
 #[test]
@@ -246,9 +246,9 @@ fn largest_knot_powers(prob: &TrajectoryProblem, outcome: &Outcome) -> (f64, f64
 }
 
 /// `terrain.dissipative_knots` holds the ground's power at the knots: without the rows the
-/// crept walk's heels, landed inside the stage before a knot, carry their landing force at the knot
-/// while the knot's velocity lifts them (1.25 W), and with them no contact force does more than
-/// the rows' smoothing allowance at the last level (0.04 W) with the velocity they see, the
+/// crept walk's heels, landed inside the stage before a knot, carry their landing force at the
+/// knot while the knot's velocity lifts them (1.25 W), and with them no contact force does more
+/// than the rows' smoothing allowance at the last level (0.04 W) with the velocity they see, the
 /// frozen-mass one; with the written velocity the largest power falls by a third only (0.86 W:
 /// the biped's mass matrix changes within the stages). The walk still converges on a
 /// dissipative ground.
