@@ -235,7 +235,8 @@ fn box_touchdown_converges_with_contact_conditions() {
 /// `trajectory.csv`'s gaps are those of the sampled configuration, not interpolated: on flat
 /// ground at height 0 each bottom corner's gap is its height, `z − x_c sin θ + z_c cos θ` for
 /// the planar base `(x, z, θ)` (a turn about y) and the corner at `(x_c, z_c)` in the box's
-/// frame (`robots/box.urdf`: `(±0.1, −0.05)`).
+/// frame (`robots/box.urdf`: `(±0.1, −0.05)`). The deepest of those heights below the ground
+/// is the solve's own measure of the penetration between the points.
 fn trajectory_gaps_are_the_corners_heights(prob: &TrajectoryProblem, outcome: &Outcome) {
     let dir = written(prob, outcome, "box-gaps");
     let mut reader = csv::Reader::from_path(dir.join("trajectory.csv")).unwrap();
@@ -243,6 +244,7 @@ fn trajectory_gaps_are_the_corners_heights(prob: &TrajectoryProblem, outcome: &O
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let corners = [("front_left_bottom", 0.1), ("back_left_bottom", -0.1)];
     let mut largest_between_points = 0.0_f64;
+    let mut deepest = 0.0_f64;
     for record in reader.records() {
         let r = record.unwrap();
         let value = |name: &str| -> f64 { r[col(name)].parse().unwrap() };
@@ -256,12 +258,19 @@ fn trajectory_gaps_are_the_corners_heights(prob: &TrajectoryProblem, outcome: &O
                 value("t")
             );
             largest_between_points = largest_between_points.max(gap.abs());
+            deepest = deepest.max(-height);
         }
     }
     std::fs::remove_dir_all(&dir).ok();
     assert!(
         largest_between_points > 0.01,
         "the box falls from above the ground"
+    );
+    let measured = outcome.contact.expect("contact residuals");
+    assert!(
+        (measured.deepest_penetration_between_points - deepest).abs() < 1e-9,
+        "the solve measures {} m between the points, the corners' heights {deepest} m",
+        measured.deepest_penetration_between_points
     );
 }
 

@@ -588,7 +588,8 @@ class SweepResult:
     #: output), ``values`` (one per key), ``status`` (``Converged``, another solver status, or
     #: ``Error`` with ``error`` saying why), ``iterations``, ``solve_s``, ``objective``,
     #: ``constraint_violation``, ``ground_positive_work``, ``ground_share``,
-    #: ``deepest_penetration``.
+    #: ``deepest_penetration`` (at the points), ``deepest_penetration_between_points`` (on the
+    #: grid of ``trajectory.csv``).
     rows: List[Dict[str, Any]]
     #: How many rows came from a previous run's directories.
     resumed: int
@@ -674,6 +675,7 @@ def _lost_row(i: int, values: List[float], error: BaseException) -> Dict[str, An
         "instance": f"lost-{i}", "values": list(values), "status": "Error", "iterations": 0,
         "solve_s": 0.0, "objective": None, "constraint_violation": None,
         "ground_positive_work": None, "ground_share": None, "deepest_penetration": None,
+        "deepest_penetration_between_points": None,
         "error": f"the Ray task ended {type(error).__name__}: {error}",
     }
 

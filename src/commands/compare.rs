@@ -256,8 +256,12 @@ fn markdown(name: &str, stages: usize, duration: f64, entries: &[Entry<'_>]) -> 
                 &contact(|c| c.largest_complementarity_product),
             ),
             row(
-                "deepest penetration (m)",
+                "deepest penetration at the points (m)",
                 &contact(|c| c.deepest_penetration),
+            ),
+            row(
+                "deepest penetration between the points (m)",
+                &contact(|c| c.deepest_penetration_between_points),
             ),
             row(
                 "largest friction-cone violation (N)",

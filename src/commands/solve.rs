@@ -150,6 +150,17 @@ fn print_summary(prob: &TrajectoryProblem, solved: &Solved, writing_s: f64) {
         a.local_v_error,
         a.open_loop_q_error
     );
+    if let Some(c) = &outcome.contact {
+        eprintln!(
+            "contact: deepest penetration {:.1e} m at the points, {:.1e} m between them \
+             (trajectory.csv), largest complementarity product {:.1e}, friction-cone violation \
+             {:.1e} N",
+            c.deepest_penetration,
+            c.deepest_penetration_between_points,
+            c.largest_complementarity_product,
+            c.largest_friction_cone_violation
+        );
+    }
     let e = &outcome.energy;
     eprintln!(
         "energy (J): actuators +{:.4} / {:.4}, springs {:.4}, dampers {:.4}, ground normal {:.4} \

@@ -46,6 +46,9 @@ pub struct SweepRow {
     pub ground_share: Option<f64>,
     /// Deepest penetration of a contact point at the trajectory's points (m).
     pub deepest_penetration: Option<f64>,
+    /// Deepest penetration of a contact point along the interpolant, sampled on the grid of
+    /// `trajectory.csv` (m; none in rows written before it was measured).
+    pub deepest_penetration_between_points: Option<f64>,
     /// Why an `Error` row has no solve.
     pub error: Option<String>,
 }
@@ -195,6 +198,7 @@ fn error_row(key: String, instance: &Instance, message: String) -> SweepRow {
         ground_positive_work: None,
         ground_share: None,
         deepest_penetration: None,
+        deepest_penetration_between_points: None,
         error: Some(message),
     }
 }
@@ -256,6 +260,8 @@ pub fn solve_sweep_instance(
                 ground_positive_work: contact.map(|_| energy.ground_positive_work),
                 ground_share: contact.and_then(|_| energy.ground_share()),
                 deepest_penetration: contact.map(|c| c.deepest_penetration),
+                deepest_penetration_between_points: contact
+                    .map(|c| c.deepest_penetration_between_points),
                 error: None,
             }
         }
@@ -340,6 +346,7 @@ fn write_table(
             "ground_positive_work_J",
             "ground_share",
             "deepest_penetration_m",
+            "deepest_penetration_between_points_m",
             "error",
         ]);
     w.write_record(header).map_err(|e| csv_err(e.to_string()))?;
@@ -356,6 +363,7 @@ fn write_table(
                 optional(r.ground_positive_work),
                 optional(r.ground_share),
                 optional(r.deepest_penetration),
+                optional(r.deepest_penetration_between_points),
                 r.error.clone().unwrap_or_default(),
             ]);
         w.write_record(record).map_err(|e| csv_err(e.to_string()))?;

@@ -2,8 +2,31 @@
 //! contact conditions: the largest complementarity product, the deepest penetration and the
 //! largest friction-cone violation.
 
-use crate::contact::{CONE, GAP, NORMAL, Terrain};
+use super::Solution;
+use crate::contact::{CONE, ContactModel, GAP, NORMAL, Terrain};
+use crate::dynamics::{Workspace, forward_kinematics};
+use crate::model::Model;
 use crate::spatial::Vec3;
+
+/// The deepest penetration of a contact sphere into the terrain along `sol`'s interpolant,
+/// sampled on its [`Solution::fine_grid`] of `stages` (the rows of `trajectory.csv`; m, 0
+/// without penetration).
+pub fn deepest_sampled_penetration(
+    model: &Model,
+    contact: &ContactModel,
+    sol: &Solution,
+    stages: usize,
+) -> f64 {
+    let mut ws = Workspace::new(model);
+    let mut deepest = 0.0_f64;
+    for t in sol.fine_grid(stages) {
+        forward_kinematics(model, &mut ws, &sol.sample(t).0);
+        for l in 0..contact.sites.len() {
+            deepest = deepest.max(-contact.gap(&ws, l));
+        }
+    }
+    deepest
+}
 
 /// The contact state at every point of a trajectory: forces, positions, gaps, the contact rows
 /// `(gap, cone, slip_1..D)` and variables `(c, ψ, b_1..D)` of each contact point (see
@@ -41,8 +64,14 @@ pub struct ContactResiduals {
     pub largest_complementarity_product: f64,
     /// Largest `min(a, b)` over the pairs (0 when every pair is complementary).
     pub complementarity_violation: f64,
-    /// Deepest penetration of a contact sphere into the terrain (m; 0 without penetration).
+    /// Deepest penetration of a contact sphere into the terrain at the points (m; 0 without
+    /// penetration).
     pub deepest_penetration: f64,
+    /// Deepest penetration of a contact sphere into the terrain along the interpolant, on the
+    /// grid of `trajectory.csv` ([`deepest_sampled_penetration`]; m, 0 without penetration):
+    /// the motion also dips between the points where a point arriving or leaving inside a
+    /// stage bends the stage's polynomial through the ground.
+    pub deepest_penetration_between_points: f64,
     /// Largest friction-cone violation `|f_t| − μ f_n` (N; 0 inside the pyramid).
     pub largest_friction_cone_violation: f64,
     /// Largest force at a contact point that is off the ground by more than the distance

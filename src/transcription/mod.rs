@@ -24,7 +24,7 @@ pub use accuracy::{Accuracy, RESIMULATION_STEP, dynamic_accuracy};
 pub use collocation::CollocationNlp;
 pub use common::Points;
 pub(crate) use common::central_difference;
-pub use contact::{ContactResiduals, ContactTrajectory};
+pub use contact::{ContactResiduals, ContactTrajectory, deepest_sampled_penetration};
 pub use continuation::ContinuationStep;
 pub use energy::{EnergyAccount, energy_account};
 pub use guess::initial_trajectory;

@@ -2,7 +2,8 @@
 
 use super::continuation::{ContinuationStep, solve_after};
 use super::{
-    CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp, energy_account,
+    CollocationNlp, ContactResiduals, EnergyAccount, Solution, VariationalNlp,
+    deepest_sampled_penetration, energy_account,
 };
 use crate::nlp::{LogObserver, Nlp, SmoothingPath, SolverError, SolverResult};
 use crate::nlp::{Settings, Status};
@@ -115,7 +116,11 @@ fn check_contact(prob: &TrajectoryProblem, outcome: &mut Outcome) {
     // A force may act up to the terrain's reach from it (the force that stops an arriving
     // point acts at the point before touchdown, `contact/conditions.rs`).
     let reach = prob.contact.as_ref().map_or(0.0, |m| m.reach);
-    let res = contact.residuals(reach.max(s.constraint_tolerance));
+    let mut res = contact.residuals(reach.max(s.constraint_tolerance));
+    if let Some(model) = &prob.contact {
+        res.deepest_penetration_between_points =
+            deepest_sampled_penetration(&prob.model, model, &outcome.solution, prob.stages);
+    }
     outcome.contact = Some(res);
     let energy = &outcome.energy;
     let ground_work = |looseness: f64| {

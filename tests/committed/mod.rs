@@ -185,7 +185,10 @@ pub fn the_initial_guess_never_lifts_a_foot(
 /// Today's code reproduces the committed result `name`: the problem solved from its own
 /// starting point ends `Converged` with products within 10⁻⁶ and no point deeper than 1 mm,
 /// at the committed `report.json`'s objective to 10⁻⁸ (relative), so that the checks of the
-/// committed files are checks of what the code computes now.
+/// committed files are checks of what the code computes now. The motion between the points
+/// dips no deeper than 1 mm either (`contact_check.py`'s tolerance), and the solve measures
+/// that dip as the committed `trajectory.csv`'s gap columns show it (the columns the checker
+/// compares with its own gaps).
 pub fn reproduces(name: &str) {
     let outcome = solve(&load(name), &mut std::io::sink()).unwrap();
     assert_eq!(
@@ -197,6 +200,17 @@ pub fn reproduces(name: &str) {
     let c = outcome.contact.expect("contact residuals");
     assert!(c.largest_complementarity_product <= 1e-6, "{name}: {c:?}");
     assert!(c.deepest_penetration <= 1e-3, "{name}: {c:?}");
+    assert!(c.deepest_penetration_between_points <= 1e-3, "{name}: {c:?}");
+    let written = result(name, "trajectory.csv")
+        .iter()
+        .filter(|(column, _)| column.starts_with("gap_"))
+        .flat_map(|(_, gaps)| gaps.iter().map(|g| -g))
+        .fold(0.0, f64::max);
+    assert!(
+        (c.deepest_penetration_between_points - written).abs() <= 1e-6,
+        "{name}: {} m measured, {written} m in trajectory.csv",
+        c.deepest_penetration_between_points
+    );
     let committed = report(name);
     assert_eq!(committed["status"], "Converged", "{name}");
     let objective = committed["objective"].as_f64().unwrap();
