@@ -4,7 +4,7 @@
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vito::commands::{SweepOptions, SweepSource, sweep};
+use vito::commands::{SweepOptions, SweepRow, SweepSource, sweep};
 use vito::nlp::{Method, QpBackend};
 use vito::problem::ProblemOverrides;
 use vito::problem::TranscriptionKind;
@@ -83,17 +83,32 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         done.rows.len(),
         done.resumed
     );
-    for r in done.rows.iter().filter(|r| r.status != "Converged") {
+    let values = |r: &SweepRow| -> String {
         let values: Vec<String> = done
             .keys
             .iter()
             .zip(&r.values)
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
+        values.join(", ")
+    };
+    let deepest = done
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.deepest_penetration_between_points?, r)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    if let Some((depth, r)) = deepest {
+        eprintln!(
+            "deepest penetration between the points {depth:.2e} m: {} ({})",
+            r.instance,
+            values(r)
+        );
+    }
+    for r in done.rows.iter().filter(|r| r.status != "Converged") {
         eprintln!(
             "  {} ({}): {}{}",
             r.instance,
-            values.join(", "),
+            values(r),
             r.status,
             r.error
                 .as_ref()

@@ -200,7 +200,10 @@ pub fn reproduces(name: &str) {
     let c = outcome.contact.expect("contact residuals");
     assert!(c.largest_complementarity_product <= 1e-6, "{name}: {c:?}");
     assert!(c.deepest_penetration <= 1e-3, "{name}: {c:?}");
-    assert!(c.deepest_penetration_between_points <= 1e-3, "{name}: {c:?}");
+    assert!(
+        c.deepest_penetration_between_points <= 1e-3,
+        "{name}: {c:?}"
+    );
     let written = result(name, "trajectory.csv")
         .iter()
         .filter(|(column, _)| column.starts_with("gap_"))
