@@ -95,11 +95,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let deepest = done
         .rows
         .iter()
+        .filter(|r| r.status == "Converged")
         .filter_map(|r| Some((r.deepest_penetration_between_points?, r)))
         .max_by(|a, b| a.0.total_cmp(&b.0));
     if let Some((depth, r)) = deepest {
         eprintln!(
-            "deepest penetration between the points {depth:.2e} m: {} ({})",
+            "deepest penetration between the points of a converged instance {depth:.2e} m: {} ({})",
             r.instance,
             values(r)
         );
