@@ -366,7 +366,8 @@ fn box_touchdown_converges_with_hermite_simpson() {
 /// (but the gap pairs of the last two points, whose gap `final.at_rest` holds at zero). The
 /// ground does no positive work beyond its tolerance, and the energy balance closes: the work
 /// of the actuators and of the ground is the change of energy (zero: the hopper stands at rest
-/// at both ends) to the integrator's accuracy.
+/// at both ends) to the integrator's accuracy. The report's force at a distance leaves out
+/// the forces that stop the touchdowns at the terrain's reach.
 #[test]
 fn hopper_converges_with_contact_conditions() {
     let prob = load("hopper_hop", TranscriptionKind::Variational(2), None);
@@ -383,6 +384,30 @@ fn hopper_converges_with_contact_conditions() {
         "{contact:?}"
     );
     assert!(contact.deepest_penetration <= 1e-4, "{contact:?}");
+    // The forces that stop the touchdowns act at the reach (more than the weight), the
+    // report's force at a distance is the smoothing's tail beyond it (below 1 % of those),
+    // and beyond 5 mm no force reaches 1 % of the weight (`contact_check.py`'s bound).
+    let weight = prob.model.total_mass() * 9.81;
+    let forces = outcome
+        .solution
+        .contact
+        .as_ref()
+        .expect("contact trajectory");
+    let reach = prob.contact.as_ref().expect("terrain").reach;
+    let stopping = forces.residuals(reach).largest_force_at_a_distance;
+    assert!(
+        stopping > weight,
+        "{stopping} N at the reach, weight {weight} N"
+    );
+    assert!(
+        contact.largest_force_at_a_distance < 0.01 * stopping,
+        "{contact:?}, {stopping} N at the reach"
+    );
+    let far = forces.residuals(5e-3).largest_force_at_a_distance;
+    assert!(
+        far <= 0.01 * weight,
+        "{far} N beyond 5 mm, weight {weight} N"
+    );
     let s = &prob.solver;
     let ComplementarityMethod::Smoothing { start, .. } = prob.complementarity else {
         unreachable!("matched above")

@@ -76,7 +76,7 @@ pub struct ContactResiduals {
     pub largest_friction_cone_violation: f64,
     /// Largest force at a contact point that is off the ground by more than the distance
     /// given to [`ContactTrajectory::residuals`] (N): the solve's report uses the terrain's
-    /// reach.
+    /// reach and a margin for the smoothing's slack (`transcription/solve.rs`).
     pub largest_force_at_a_distance: f64,
 }
 
