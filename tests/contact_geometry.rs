@@ -350,3 +350,78 @@ fn contact_conditions_match_finite_differences() {
         assert!(curved > 0, "{file}: no point sampled a rounded edge");
     }
 }
+
+/// A sample evaluated again and again keeps what the last configuration and velocity gave
+/// (`ContactSample`'s `Held`): along a sequence that changes one of `q`, `v`, `z` and the
+/// derivatives at a time, as a Hessian's differences do, every value it gives is the one a
+/// fresh sample computes at the same state, bit for bit.
+#[test]
+fn a_kept_evaluation_is_a_fresh_one() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
+    let model = load_urdf(format!("{dir}/quadruped.urdf"), BaseKind::Floating).unwrap();
+    let n = model.dof();
+    let mut contact = ContactModel::new(&model, terrain(), sites(&model));
+    contact.creep = 0.3;
+    let size = contact.sites.len() * contact.per_site();
+    let mut r = fixtures::rng(11);
+    let state = |r: &mut _| {
+        let mut q = fixtures::uniform(r, n, 0.3);
+        q[0] = 0.38 + 0.05 * q[0];
+        q[2] = 0.29 + 0.1 * q[2];
+        let z: Vec<f64> = fixtures::uniform(r, size, 1.0)
+            .iter()
+            .map(|x| x.abs())
+            .collect();
+        (q, fixtures::uniform(r, n, 1.0), z)
+    };
+    let (q0, v0, z0) = state(&mut r);
+    let (q1, v1, z1) = state(&mut r);
+    // (configuration, velocity, variables, derivatives, the paired configuration)
+    let steps = [
+        (&q0, &v0, &z0, false, &q1),
+        (&q0, &v0, &z0, true, &q1),
+        (&q0, &v0, &z1, true, &q1),
+        (&q0, &v1, &z1, true, &q1),
+        (&q0, &v1, &z1, false, &q0),
+        (&q0, &v0, &z1, false, &q0),
+        (&q0, &v0, &z1, true, &q0),
+        (&q1, &v0, &z0, true, &q0),
+        (&q1, &v0, &z0, true, &q1),
+        (&q0, &v0, &z0, true, &q1),
+    ];
+    let mut kept = ContactSample::new(&model, &contact);
+    let (mut ws, mut paired) = (Workspace::new(&model), Workspace::new(&model));
+    let (mut at, mut paired_at) = (None, None);
+    for (i, &(q, v, z, derivatives, next)) in steps.iter().enumerate() {
+        // The workspaces are computed again only where the configuration changes, as the
+        // Hessian's differences do.
+        if at != Some(q) {
+            forward_kinematics(&model, &mut ws, q);
+            at = Some(q);
+        }
+        if paired_at != Some(next) {
+            forward_kinematics(&model, &mut paired, next);
+            paired_at = Some(next);
+        }
+        kept.evaluate(&model, &contact, &ws, v, z, derivatives);
+        kept.evaluate_gaps(&model, &contact, &paired, derivatives);
+        let mut fresh = ContactSample::new(&model, &contact);
+        fresh.evaluate(&model, &contact, &ws, v, z, derivatives);
+        fresh.evaluate_gaps(&model, &contact, &paired, derivatives);
+        assert_eq!(kept.rows, fresh.rows, "step {i}");
+        assert_eq!(kept.forces, fresh.forces, "step {i}");
+        assert_eq!(kept.positions, fresh.positions, "step {i}");
+        assert_eq!(kept.frames, fresh.frames, "step {i}");
+        assert_eq!(kept.gap_rates, fresh.gap_rates, "step {i}");
+        assert_eq!(kept.pair_gaps, fresh.pair_gaps, "step {i}");
+        if derivatives {
+            assert_eq!(kept.rows_dq, fresh.rows_dq, "step {i}");
+            assert_eq!(kept.rows_dv, fresh.rows_dv, "step {i}");
+            assert_eq!(kept.forces_dq, fresh.forces_dq, "step {i}");
+            assert_eq!(kept.forces_dz, fresh.forces_dz, "step {i}");
+            assert_eq!(kept.jacobians, fresh.jacobians, "step {i}");
+            assert_eq!(kept.gap_rates_dq, fresh.gap_rates_dq, "step {i}");
+            assert_eq!(kept.pair_gaps_dq, fresh.pair_gaps_dq, "step {i}");
+        }
+    }
+}

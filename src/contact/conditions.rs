@@ -214,8 +214,43 @@ pub struct ContactSample {
     pub powers_dv: DMatrix<f64>,
     /// `∂P_l/∂z_l` (one row per point, one column per variable of the point).
     pub powers_dz: DMatrix<f64>,
-    dvel: DMatrix<f64>,
+    /// The terrain's distance under each point.
+    distances: Vec<Distance>,
+    /// Each point's velocity `ṗ_l = J_l v`.
+    velocities: Vec<Vec3>,
+    /// `∂(J_l v)/∂q` (3×n) of each point.
+    velocities_dq: Vec<DMatrix<f64>>,
+    /// `∂(J_l v)/∂q` at the velocity of [`ContactSample::evaluate_powers`].
+    power_velocity_dq: DMatrix<f64>,
     pair_jacobian: DMatrix<f64>,
+    /// What the buffers hold of the last [`ContactSample::evaluate`]'s configuration, of its
+    /// velocity and of [`ContactSample::evaluate_gaps`]'s configuration.
+    held: Held,
+}
+
+/// What a [`ContactSample`] keeps between evaluations. A solve's Hessian differentiates each
+/// point's rows along one variable at a time, so most evaluations repeat the last one's
+/// configuration or velocity: the quantities of the configuration alone (positions, the
+/// terrain's distances and frames, Jacobians, the gap rows) are kept while the workspace's
+/// [`Workspace::kinematics_stamp`] is unchanged, those of the velocity (`ṗ`, `∂ṗ/∂q`, the gap
+/// rates and the slips' derivatives) while `v` is too; the forces and the rows of the points'
+/// variables are evaluated every time.
+#[derive(Clone, Debug, Default)]
+struct Held {
+    /// The stamp of the configuration, and whether its derivatives were evaluated.
+    configuration: Option<(u64, bool)>,
+    /// The velocity (valid only with the configuration).
+    velocity: Vec<f64>,
+    /// Whether the velocity's quantities were evaluated, and with their derivatives.
+    velocity_derivatives: Option<bool>,
+    /// The stamp of the paired configuration, and whether its derivatives were evaluated.
+    paired: Option<(u64, bool)>,
+}
+
+/// Whether a computation `held` as `(stamp, with derivatives)` serves one at `stamp`, with
+/// `derivatives` if asked (a workspace never computed, stamp 0, holds nothing).
+fn holds(held: Option<(u64, bool)>, stamp: u64, derivatives: bool) -> bool {
+    held.is_some_and(|(s, d)| s == stamp && s != 0 && (d || !derivatives))
 }
 
 impl ContactSample {
@@ -243,8 +278,12 @@ impl ContactSample {
             powers_dq: DMatrix::zeros(m, n),
             powers_dv: DMatrix::zeros(m, n),
             powers_dz: DMatrix::zeros(m, contact.per_site()),
-            dvel: DMatrix::zeros(3, n),
+            distances: vec![contact.terrain.distance(&Vec3::zeros()); m],
+            velocities: vec![Vec3::zeros(); m],
+            velocities_dq: vec![DMatrix::zeros(3, n); m],
+            power_velocity_dq: DMatrix::zeros(3, n),
             pair_jacobian: DMatrix::zeros(3, n),
+            held: Held::default(),
         }
     }
 
@@ -259,6 +298,11 @@ impl ContactSample {
         ws: &Workspace,
         derivatives: bool,
     ) {
+        let stamp = ws.kinematics_stamp();
+        if holds(self.held.paired, stamp, derivatives) {
+            return;
+        }
+        self.held.paired = Some((stamp, derivatives));
         for (l, site) in contact.sites.iter().enumerate() {
             let (_, dist) = contact.locate(ws, l);
             self.pair_gaps[l] = dist.value - site.radius;
@@ -296,16 +340,69 @@ impl ContactSample {
         assert_eq!(v.len(), model.dof(), "v must have n entries");
         let mu = contact.terrain.friction;
         let sigma = contact.force_scale;
+        let n = model.dof();
+        let stamp = ws.kinematics_stamp();
+        let configuration = holds(self.held.configuration, stamp, derivatives);
+        let held = &mut self.held;
+        let velocity = configuration
+            && held.velocity_derivatives.is_some_and(|d| d || !derivatives)
+            && held.velocity == v;
+        if !configuration {
+            held.configuration = Some((stamp, derivatives));
+        }
+        if !velocity {
+            held.velocity.clear();
+            held.velocity.extend_from_slice(v);
+            held.velocity_derivatives = Some(derivatives);
+        }
         for (l, site) in contact.sites.iter().enumerate() {
-            let zl = &z[l * k..(l + 1) * k];
             let r0 = l * k;
-            let (p, dist) = contact.locate(ws, l);
-            let frame = ContactFrame::new(&dist);
-            point_jacobian(model, ws, site.body, &site.offset, &mut self.jacobians[l]);
-            let jac = &self.jacobians[l];
-            let pdot = times_vector(jac, v);
-            self.rows[r0 + GAP] = dist.value - site.radius;
-            self.gap_rates[l] = dist.gradient.dot(&pdot);
+            if !configuration {
+                let (p, dist) = contact.locate(ws, l);
+                point_jacobian(model, ws, site.body, &site.offset, &mut self.jacobians[l]);
+                self.rows[r0 + GAP] = dist.value - site.radius;
+                self.positions[l] = p;
+                self.distances[l] = dist;
+                self.frames[l] = ContactFrame::new(&dist);
+                if derivatives {
+                    // gap: ∇φᵀ J.
+                    let jac = &self.jacobians[l];
+                    for c in 0..n {
+                        self.rows_dq[(r0 + GAP, c)] = dist.gradient.dot(&column(jac, c));
+                        self.rows_dv[(r0 + GAP, c)] = 0.0;
+                        self.rows_dq[(r0 + CONE, c)] = 0.0;
+                        self.rows_dv[(r0 + CONE, c)] = 0.0;
+                    }
+                }
+            }
+            let (dist, frame, jac) = (&self.distances[l], &self.frames[l], &self.jacobians[l]);
+            if !velocity {
+                let pdot = times_vector(jac, v);
+                self.velocities[l] = pdot;
+                self.gap_rates[l] = dist.gradient.dot(&pdot);
+                if derivatives {
+                    // slip_j: d̂_jᵀ ∂(Jv)/∂q + ṗᵀ (∂d̂_j/∂p) J, and d̂_jᵀ J along v.
+                    let dvel = &mut self.velocities_dq[l];
+                    point_velocity_derivative(model, ws, site.body, &site.offset, v, dvel);
+                    let bend = dist.hessian * pdot;
+                    for c in 0..n {
+                        self.gap_rates_dq[(l, c)] =
+                            dist.gradient.dot(&column(dvel, c)) + bend.dot(&column(jac, c));
+                    }
+                    for j in 0..contact.directions {
+                        let (d, dd) = frame.direction(j);
+                        let row = r0 + contact.friction(j);
+                        let turn = dd.transpose() * pdot;
+                        for c in 0..n {
+                            let col = column(jac, c);
+                            self.rows_dq[(row, c)] = d.dot(&column(dvel, c)) + turn.dot(&col);
+                            self.rows_dv[(row, c)] = d.dot(&col);
+                        }
+                    }
+                }
+            }
+            let pdot = self.velocities[l];
+            let zl = &z[l * k..(l + 1) * k];
             self.rows[r0 + CONE] = mu * zl[NORMAL]
                 - (0..contact.directions)
                     .map(|j| zl[contact.friction(j)])
@@ -319,37 +416,12 @@ impl ContactSample {
                 force += d * zl[contact.friction(j)];
             }
             self.forces[l] = force * sigma;
-            self.positions[l] = p;
-            self.frames[l] = frame;
             if !derivatives {
                 continue;
             }
-            let n = model.dof();
-            // gap: ∇φᵀ J.
-            for c in 0..n {
-                let col = column(jac, c);
-                self.rows_dq[(r0 + GAP, c)] = dist.gradient.dot(&col);
-                self.rows_dv[(r0 + GAP, c)] = 0.0;
-                self.rows_dq[(r0 + CONE, c)] = 0.0;
-                self.rows_dv[(r0 + CONE, c)] = 0.0;
-            }
-            // slip_j: d̂_jᵀ ∂(Jv)/∂q + ṗᵀ (∂d̂_j/∂p) J, and d̂_jᵀ J along v.
-            point_velocity_derivative(model, ws, site.body, &site.offset, v, &mut self.dvel);
-            let bend = dist.hessian * pdot;
-            for c in 0..n {
-                self.gap_rates_dq[(l, c)] =
-                    dist.gradient.dot(&column(&self.dvel, c)) + bend.dot(&column(jac, c));
-            }
             let mut dforce_dp = frame.normal_derivative * zl[NORMAL];
             for j in 0..contact.directions {
-                let (d, dd) = frame.direction(j);
-                let row = r0 + contact.friction(j);
-                let turn = dd.transpose() * pdot;
-                for c in 0..n {
-                    let col = column(jac, c);
-                    self.rows_dq[(row, c)] = d.dot(&column(&self.dvel, c)) + turn.dot(&col);
-                    self.rows_dv[(row, c)] = d.dot(&col);
-                }
+                let (_, dd) = frame.direction(j);
                 dforce_dp += dd * zl[contact.friction(j)];
             }
             for c in 0..n {
@@ -402,10 +474,11 @@ impl ContactSample {
             if !derivatives {
                 continue;
             }
-            point_velocity_derivative(model, ws, site.body, &site.offset, v, &mut self.dvel);
+            let dvel = &mut self.power_velocity_dq;
+            point_velocity_derivative(model, ws, site.body, &site.offset, v, dvel);
             for c in 0..model.dof() {
                 self.powers_dq[(l, c)] =
-                    pdot.dot(&column(&self.forces_dq[l], c)) + force.dot(&column(&self.dvel, c));
+                    pdot.dot(&column(&self.forces_dq[l], c)) + force.dot(&column(dvel, c));
                 self.powers_dv[(l, c)] = force.dot(&column(&self.jacobians[l], c));
             }
         }

@@ -4,9 +4,14 @@
 use super::{Workspace, check_len};
 use crate::model::Model;
 use crate::spatial::{Transform, Vec6, ad_mul};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The next [`Workspace::kinematics_stamp`].
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 
 /// Computes `g_i = g_par(i) g_par(i),i(0) exp(Ŝ_i q_i)`, `S̄_i = Ad_{g_i} S_i` and
-/// `M̄_i = Ad_{g_i}^{-T} M_i Ad_{g_i}^{-1}` for every body.
+/// `M̄_i = Ad_{g_i}^{-T} M_i Ad_{g_i}^{-1}` for every body, and gives the workspace a new
+/// [`Workspace::kinematics_stamp`].
 ///
 /// # Panics
 /// If `q` does not have length `model.dof()` or the workspace belongs to another model.
@@ -20,6 +25,7 @@ pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
         ws.m_bar[i] = frame.inertia.transformed(&g).matrix();
         ws.pose[i] = g;
     }
+    ws.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Computes `v̄_i = v̄_par(i) + S̄_i q̇_i` and `Ṡ̄_i = ad_{v̄_i} S̄_i` (Eqs. J.8, J.12) from the

@@ -63,6 +63,9 @@ pub struct Workspace {
     pub(crate) lam_bar: Vec<Vec6>,
     pub(crate) y_sum: Vec<Vec6>,
     pub(crate) z_sum: Vec<Vec6>,
+    /// Which [`forward_kinematics`] the poses and twists are of (see
+    /// [`Workspace::kinematics_stamp`]).
+    pub(crate) stamp: u64,
 }
 
 impl Workspace {
@@ -90,7 +93,16 @@ impl Workspace {
             lam_bar: vec![Vec6::zeros(); n],
             y_sum: vec![Vec6::zeros(); n],
             z_sum: vec![Vec6::zeros(); n],
+            stamp: 0,
         }
+    }
+
+    /// A number that names the [`forward_kinematics`] whose poses and twists the workspace
+    /// holds: no other call gives the same (in any workspace), and 0 before the first. What is
+    /// computed from the poses alone may be kept while the stamp is unchanged
+    /// ([`crate::contact::ContactSample`]).
+    pub fn kinematics_stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// Pose `g_i` of body `i` (after [`forward_kinematics`]).
