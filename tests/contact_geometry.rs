@@ -352,9 +352,9 @@ fn contact_conditions_match_finite_differences() {
 }
 
 /// A sample evaluated again and again keeps what the last configuration and velocity gave
-/// (`ContactSample`'s `Held`): along a sequence that changes one of `q`, `v`, `z` and the
-/// derivatives at a time, as a Hessian's differences do, every value it gives is the one a
-/// fresh sample computes at the same state, bit for bit.
+/// each point (`ContactSample`'s `Held`): along a sequence that changes one of `q`, `v`, `z`
+/// and the derivatives at a time, or one joint of one leg, as a Hessian's differences do,
+/// every value it gives is the one a fresh sample computes at the same state, bit for bit.
 #[test]
 fn a_kept_evaluation_is_a_fresh_one() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/robots");
@@ -376,6 +376,15 @@ fn a_kept_evaluation_is_a_fresh_one() {
     };
     let (q0, v0, z0) = state(&mut r);
     let (q1, v1, z1) = state(&mut r);
+    // One joint of one leg moved, as the Hessian's differences move it: the points of the
+    // other legs keep their quantities.
+    let leg = n - 1;
+    let mut q_leg = q0.clone();
+    q_leg[leg] += 1e-3;
+    let mut v_leg = v0.clone();
+    v_leg[leg] -= 1e-3;
+    let mut v_base = v0.clone();
+    v_base[0] += 1e-3;
     // (configuration, velocity, variables, derivatives, the paired configuration)
     let steps = [
         (&q0, &v0, &z0, false, &q1),
@@ -387,6 +396,14 @@ fn a_kept_evaluation_is_a_fresh_one() {
         (&q0, &v0, &z1, true, &q0),
         (&q1, &v0, &z0, true, &q0),
         (&q1, &v0, &z0, true, &q1),
+        (&q0, &v0, &z0, true, &q1),
+        (&q_leg, &v0, &z0, true, &q1),
+        (&q0, &v0, &z0, true, &q1),
+        (&q0, &v_leg, &z0, true, &q1),
+        (&q_leg, &v_leg, &z0, true, &q1),
+        (&q0, &v_base, &z0, true, &q1),
+        (&q_leg, &v_base, &z1, false, &q1),
+        (&q_leg, &v_base, &z1, true, &q1),
         (&q0, &v0, &z0, true, &q1),
     ];
     let mut kept = ContactSample::new(&model, &contact);

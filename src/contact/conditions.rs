@@ -230,27 +230,92 @@ pub struct ContactSample {
 
 /// What a [`ContactSample`] keeps between evaluations. A solve's Hessian differentiates each
 /// point's rows along one variable at a time, so most evaluations repeat the last one's
-/// configuration or velocity: the quantities of the configuration alone (positions, the
-/// terrain's distances and frames, Jacobians, the gap rows) are kept while the workspace's
-/// [`Workspace::kinematics_stamp`] is unchanged, those of the velocity (`ṗ`, `∂ṗ/∂q`, the gap
-/// rates and the slips' derivatives) while `v` is too; the forces and the rows of the points'
-/// variables are evaluated every time.
+/// configuration or velocity, or move only the joints of one limb: each point's quantities of
+/// the configuration alone (position, the terrain's distance and frame, Jacobian, gap row) are
+/// functions of the world twists `S̄_j` of the joints on its path to the root and of its
+/// position, and are kept while those are the same bit for bit; those of the velocity (`ṗ`,
+/// `∂ṗ/∂q`, the gap rate and the slips' derivatives) also of the velocities of those joints,
+/// and are kept while those are too; the paired gaps ([`ContactSample::evaluate_gaps`]) are
+/// kept while the paired workspace's [`Workspace::kinematics_stamp`] is unchanged. The forces
+/// and the rows of the points' variables are evaluated every time.
 #[derive(Clone, Debug, Default)]
 struct Held {
-    /// The stamp of the configuration, and whether its derivatives were evaluated.
-    configuration: Option<(u64, bool)>,
-    /// The velocity (valid only with the configuration).
+    /// Per point: what its quantities were evaluated from.
+    sites: Vec<SiteHeld>,
+    /// The current configuration's key of one point (scratch).
+    key: Vec<f64>,
+    /// The stamp of the paired configuration, and whether its derivatives were evaluated.
+    paired: Option<(u64, bool)>,
+}
+
+/// What one point's kept quantities were evaluated from.
+#[derive(Clone, Debug, Default)]
+struct SiteHeld {
+    /// The joints on the point's path to the root (its body's, towards the root).
+    chain: Vec<usize>,
+    /// The point's position and the world twists of its chain, in that order.
+    key: Vec<f64>,
+    /// Whether the configuration's quantities were evaluated, and with their derivatives.
+    configuration: Option<bool>,
+    /// The velocities of the chain's joints (valid only with the configuration).
     velocity: Vec<f64>,
     /// Whether the velocity's quantities were evaluated, and with their derivatives.
     velocity_derivatives: Option<bool>,
-    /// The stamp of the paired configuration, and whether its derivatives were evaluated.
-    paired: Option<(u64, bool)>,
 }
 
 /// Whether a computation `held` as `(stamp, with derivatives)` serves one at `stamp`, with
 /// `derivatives` if asked (a workspace never computed, stamp 0, holds nothing).
 fn holds(held: Option<(u64, bool)>, stamp: u64, derivatives: bool) -> bool {
     held.is_some_and(|(s, d)| s == stamp && s != 0 && (d || !derivatives))
+}
+
+impl Held {
+    /// Whether point `l`'s kept quantities serve an evaluation at the configuration whose
+    /// forward kinematics `ws` holds and at the velocity `v`, with their derivatives if
+    /// `derivatives`: `(configuration, velocity)`. Records what the evaluation then computes.
+    fn serve(
+        &mut self,
+        l: usize,
+        ws: &Workspace,
+        site: &ContactSite,
+        v: &[f64],
+        derivatives: bool,
+    ) -> (bool, bool) {
+        let held = &mut self.sites[l];
+        let key = &mut self.key;
+        key.clear();
+        let p = ws.body_pose(site.body).transform_point(&site.offset);
+        key.extend_from_slice(p.as_slice());
+        for &j in &held.chain {
+            key.extend_from_slice(ws.joint_twist(j).as_slice());
+        }
+        let same = |a: &[f64], b: &mut dyn Iterator<Item = f64>| {
+            a.iter()
+                .all(|x| b.next().is_some_and(|y| x.to_bits() == y.to_bits()))
+        };
+        let configuration = serves(held.configuration, derivatives)
+            && held.key.len() == key.len()
+            && same(&held.key, &mut key.iter().copied());
+        if !configuration {
+            std::mem::swap(&mut held.key, key);
+            held.configuration = Some(derivatives);
+        }
+        let velocity = configuration
+            && serves(held.velocity_derivatives, derivatives)
+            && held.velocity.len() == held.chain.len()
+            && same(&held.velocity, &mut held.chain.iter().map(|&j| v[j]));
+        if !velocity {
+            held.velocity.clear();
+            held.velocity.extend(held.chain.iter().map(|&j| v[j]));
+            held.velocity_derivatives = Some(derivatives);
+        }
+        (configuration, velocity)
+    }
+}
+
+/// Whether an evaluation `held` (with derivatives or not) serves one with `derivatives`.
+fn serves(held: Option<bool>, derivatives: bool) -> bool {
+    held.is_some_and(|d| d || !derivatives)
 }
 
 impl ContactSample {
@@ -283,7 +348,23 @@ impl ContactSample {
             velocities_dq: vec![DMatrix::zeros(3, n); m],
             power_velocity_dq: DMatrix::zeros(3, n),
             pair_jacobian: DMatrix::zeros(3, n),
-            held: Held::default(),
+            held: Held {
+                sites: contact
+                    .sites
+                    .iter()
+                    .map(|site| {
+                        let chain: Vec<usize> = model.ancestors_inclusive(site.body).collect();
+                        SiteHeld {
+                            key: Vec::with_capacity(3 + 6 * model.dof()),
+                            velocity: Vec::with_capacity(chain.len()),
+                            chain,
+                            ..SiteHeld::default()
+                        }
+                    })
+                    .collect(),
+                key: Vec::with_capacity(3 + 6 * model.dof()),
+                paired: None,
+            },
         }
     }
 
@@ -341,22 +422,9 @@ impl ContactSample {
         let mu = contact.terrain.friction;
         let sigma = contact.force_scale;
         let n = model.dof();
-        let stamp = ws.kinematics_stamp();
-        let configuration = holds(self.held.configuration, stamp, derivatives);
-        let held = &mut self.held;
-        let velocity = configuration
-            && held.velocity_derivatives.is_some_and(|d| d || !derivatives)
-            && held.velocity == v;
-        if !configuration {
-            held.configuration = Some((stamp, derivatives));
-        }
-        if !velocity {
-            held.velocity.clear();
-            held.velocity.extend_from_slice(v);
-            held.velocity_derivatives = Some(derivatives);
-        }
         for (l, site) in contact.sites.iter().enumerate() {
             let r0 = l * k;
+            let (configuration, velocity) = self.held.serve(l, ws, site, v, derivatives);
             if !configuration {
                 let (p, dist) = contact.locate(ws, l);
                 point_jacobian(model, ws, site.body, &site.offset, &mut self.jacobians[l]);
