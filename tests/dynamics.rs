@@ -6,9 +6,9 @@ mod fixtures;
 use fixtures::{double_pendulum, quirk_robots, random_tree, rel_err, shipped_robots, states};
 use nalgebra::{DMatrix, DVector};
 use vito::dynamics::{
-    Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, frame_jacobian,
-    frame_pose, generalized_momentum, inverse_dynamics, kinetic_energy, mass_matrix,
-    point_jacobian, potential_energy,
+    Workspace, bias_forces, center_of_mass, forward_dynamics, forward_kinematics, forward_poses,
+    frame_jacobian, frame_pose, generalized_momentum, inverse_dynamics, kinetic_energy,
+    mass_matrix, point_jacobian, potential_energy,
 };
 use vito::model::{BaseKind, Model, parse_urdf};
 use vito::spatial::{Transform, Vec3, vee};
@@ -57,6 +57,29 @@ fn mass_matrix_is_symmetric_positive_definite() {
                 (0.5 * v.dot(&(&mm * &v)) - ke).abs() < 1e-10 * ke.max(1.0),
                 "{name}"
             );
+        }
+    }
+}
+
+/// The terms' kinematics without inertias (`forward_poses`) are those of `forward_kinematics`
+/// bit for bit, each call with a new stamp, on every robot and base.
+#[test]
+fn poses_alone_are_the_forward_kinematics_poses() {
+    for (name, m) in models() {
+        let (mut full, mut poses) = (Workspace::new(&m), Workspace::new(&m));
+        for s in states(m.dof(), 5, 3) {
+            forward_kinematics(&m, &mut full, &s.q);
+            let before = poses.kinematics_stamp();
+            forward_poses(&m, &mut poses, &s.q);
+            assert_ne!(poses.kinematics_stamp(), before, "{name}: no new stamp");
+            for i in 0..m.dof() {
+                assert_eq!(poses.body_pose(i), full.body_pose(i), "{name}: pose {i}");
+                assert_eq!(
+                    poses.joint_twist(i),
+                    full.joint_twist(i),
+                    "{name}: twist {i}"
+                );
+            }
         }
     }
 }

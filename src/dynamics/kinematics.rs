@@ -16,13 +16,30 @@ static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 /// # Panics
 /// If `q` does not have length `model.dof()` or the workspace belongs to another model.
 pub fn forward_kinematics(model: &Model, ws: &mut Workspace, q: &[f64]) {
+    kinematics(model, ws, q, true);
+}
+
+/// The poses `g_i` and world-frame twists `S̄_i` of [`forward_kinematics`] alone, with a new
+/// [`Workspace::kinematics_stamp`]; the world-frame inertias `M̄_i` are left as they were. For
+/// workspaces that serve kinematics only (positions, frames, Jacobians: the terms' scratch),
+/// where the inertias' transformation was a tenth of a contact problem's Hessian.
+///
+/// # Panics
+/// As [`forward_kinematics`].
+pub fn forward_poses(model: &Model, ws: &mut Workspace, q: &[f64]) {
+    kinematics(model, ws, q, false);
+}
+
+fn kinematics(model: &Model, ws: &mut Workspace, q: &[f64], inertias: bool) {
     ws.check(model);
     check_len("q", q, model.dof());
     for (i, j) in model.joints().iter().enumerate() {
         let frame = &ws.frames[i];
         let g = frame.pose(j.parent.map(|p| &ws.pose[p]), q[i]);
         ws.s_bar[i] = frame.twist(&g);
-        ws.m_bar[i] = frame.inertia.transformed(&g).matrix();
+        if inertias {
+            ws.m_bar[i] = frame.inertia.transformed(&g).matrix();
+        }
         ws.pose[i] = g;
     }
     ws.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);

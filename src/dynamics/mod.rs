@@ -30,7 +30,7 @@ pub use jacobian::{
     frame_jacobian, point_force_derivative, point_jacobian, point_velocity_derivative,
 };
 pub(crate) use joint_frame::JointFrame;
-pub use kinematics::{forward_kinematics, forward_velocities, frame_pose};
+pub use kinematics::{forward_kinematics, forward_poses, forward_velocities, frame_pose};
 pub use momentum::generalized_momentum;
 pub use rk4::{Loads, simulate_rk4, simulate_rk4_held, simulate_rk4_with_loads};
 pub use rnea::{bias_forces, inverse_dynamics};

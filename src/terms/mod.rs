@@ -391,10 +391,11 @@ pub(crate) struct LoadForces {
 
 /// Buffers for evaluating terms at one point.
 pub(crate) struct Scratch {
-    /// Kinematics at the current local `q` (done before a term is called).
+    /// Kinematics at the current local `q` (done before a term is called): poses and twists
+    /// only ([`forward_poses`](crate::dynamics::forward_poses)), no inertias.
     pub kin: Workspace,
     /// Kinematics at the current local `q⁺` (done before a term is called when some term
-    /// [uses it](PointTerm::uses_next_configuration)).
+    /// [uses it](PointTerm::uses_next_configuration)), as `kin`.
     pub kin_next: Workspace,
     /// A 6×n frame Jacobian.
     pub frame_jacobian: DMatrix<f64>,

@@ -18,7 +18,7 @@ use super::common::{Points, central_difference, check_finite};
 use super::contact::ContactTrajectory;
 use super::stance::StanceTrajectory;
 use crate::contact::{ContactSample, GAP};
-use crate::dynamics::{Workspace, center_of_mass, forward_kinematics};
+use crate::dynamics::{Workspace, center_of_mass, forward_poses};
 use crate::model::Model;
 use crate::nlp::{Complementarity, ComplementarityTerm, EvalError};
 use crate::problem::TrajectoryProblem;
@@ -331,10 +331,10 @@ impl PointState {
     /// too when `next`).
     fn load(&mut self, plan: &PointPlan, model: &Model, (n, n_u, next): Sizes, x: &[f64]) {
         plan.gather(n, n_u, x, &mut self.local);
-        forward_kinematics(model, &mut self.scratch.kin, &self.local[..n]);
+        forward_poses(model, &mut self.scratch.kin, &self.local[..n]);
         if next {
             let q_next = &self.local[4 * n + n_u..5 * n + n_u];
-            forward_kinematics(model, &mut self.scratch.kin_next, q_next);
+            forward_poses(model, &mut self.scratch.kin_next, q_next);
         }
     }
 }
@@ -538,8 +538,8 @@ impl<'a> Terms<'a> {
             } else {
                 (&prob.final_q.lower, "final.q")
             };
-            forward_kinematics(model, &mut scratch.kin, q);
-            forward_kinematics(model, &mut scratch.kin_next, q);
+            forward_poses(model, &mut scratch.kin, q);
+            forward_poses(model, &mut scratch.kin_next, q);
             let free = PointInfo {
                 fixed_configuration: false,
                 ..plan.info
@@ -962,10 +962,10 @@ impl<'a> Terms<'a> {
         fs.local.resize(5 * n + n_u + plan.own_len, 0.0);
         plan.gather(n, n_u, x, &mut fs.local);
         fs.local[..n].copy_from_slice(q);
-        forward_kinematics(model, &mut fs.scratch.kin, q);
+        forward_poses(model, &mut fs.scratch.kin, q);
         if self.next {
             let q_next = &fs.local[4 * n + n_u..5 * n + n_u];
-            forward_kinematics(model, &mut fs.scratch.kin_next, q_next);
+            forward_poses(model, &mut fs.scratch.kin_next, q_next);
         }
         for (t, (term, b)) in self.terms.iter().zip(&plan.blocks).enumerate() {
             let f = &mut fs.forces[t];
@@ -1054,9 +1054,9 @@ fn kinematics_of(
     (n, n_u): (usize, usize),
 ) {
     if a < n {
-        forward_kinematics(model, &mut scratch.kin, &local[..n]);
+        forward_poses(model, &mut scratch.kin, &local[..n]);
     } else if (4 * n + n_u..5 * n + n_u).contains(&a) {
-        forward_kinematics(
+        forward_poses(
             model,
             &mut scratch.kin_next,
             &local[4 * n + n_u..5 * n + n_u],
