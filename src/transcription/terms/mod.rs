@@ -807,7 +807,12 @@ impl<'a> Terms<'a> {
                             }
                         },
                     );
-                    kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
+                    // The kinematics at the point itself again, unless the next variable's
+                    // differences redo the same workspace first.
+                    let block = kinematic_block(a, (n, n_u));
+                    if cv.vars.get(k + 1).map(|&b| kinematic_block(b, (n, n_u))) != Some(block) {
+                        kinematics_of(model, &mut st.scratch, &st.local, a, (n, n_u));
+                    }
                     let [gp, gm] = &st.grad_sides;
                     for (m, &b) in cv.vars.iter().enumerate() {
                         st.block[(m, k)] = step.quotient(gp[b], gm[b]);
@@ -1045,6 +1050,17 @@ fn split(out: &mut [f64], lengths: impl Iterator<Item = usize>) -> Vec<&mut [f64
     chunks
 }
 
+/// Which workspace local entry `a` moves: 0 for `q`, 1 for `q⁺`, `None` for neither.
+fn kinematic_block(a: usize, (n, n_u): (usize, usize)) -> Option<u8> {
+    if a < n {
+        Some(0)
+    } else if (4 * n + n_u..5 * n + n_u).contains(&a) {
+        Some(1)
+    } else {
+        None
+    }
+}
+
 /// Redoes the kinematics that local entry `a` moves (of `q` or of `q⁺`).
 fn kinematics_of(
     model: &Model,
@@ -1053,14 +1069,14 @@ fn kinematics_of(
     a: usize,
     (n, n_u): (usize, usize),
 ) {
-    if a < n {
-        forward_poses(model, &mut scratch.kin, &local[..n]);
-    } else if (4 * n + n_u..5 * n + n_u).contains(&a) {
-        forward_poses(
+    match kinematic_block(a, (n, n_u)) {
+        Some(0) => forward_poses(model, &mut scratch.kin, &local[..n]),
+        Some(_) => forward_poses(
             model,
             &mut scratch.kin_next,
             &local[4 * n + n_u..5 * n + n_u],
-        );
+        ),
+        None => {}
     }
 }
 
