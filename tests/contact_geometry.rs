@@ -353,7 +353,8 @@ fn contact_conditions_match_finite_differences() {
 
 /// A sample evaluated again and again keeps what the last configuration and velocity gave
 /// each point (`ContactSample`'s `Held`): along a sequence that changes one of `q`, `v`, `z`
-/// and the derivatives at a time, or one joint of one leg, as a Hessian's differences do,
+/// and the derivatives at a time, or one joint of one leg, or one point's force, as a
+/// Hessian's differences do,
 /// every value it gives is the one a fresh sample computes at the same state, bit for bit.
 #[test]
 fn a_kept_evaluation_is_a_fresh_one() {
@@ -385,6 +386,9 @@ fn a_kept_evaluation_is_a_fresh_one() {
     v_leg[leg] -= 1e-3;
     let mut v_base = v0.clone();
     v_base[0] += 1e-3;
+    // One variable of one point's force moved.
+    let mut z_site = z0.clone();
+    z_site[size - 1] += 1e-3;
     // (configuration, velocity, variables, derivatives, the paired configuration)
     let steps = [
         (&q0, &v0, &z0, false, &q1),
@@ -404,6 +408,10 @@ fn a_kept_evaluation_is_a_fresh_one() {
         (&q0, &v_base, &z0, true, &q1),
         (&q_leg, &v_base, &z1, false, &q1),
         (&q_leg, &v_base, &z1, true, &q1),
+        (&q0, &v0, &z0, true, &q1),
+        (&q0, &v0, &z_site, true, &q1),
+        (&q0, &v0, &z_site, false, &q1),
+        (&q0, &v0, &z0, false, &q1),
         (&q0, &v0, &z0, true, &q1),
     ];
     let mut kept = ContactSample::new(&model, &contact);

@@ -235,9 +235,10 @@ pub struct ContactSample {
 /// functions of the world twists `S̄_j` of the joints on its path to the root and of its
 /// position, and are kept while those are the same bit for bit; those of the velocity (`ṗ`,
 /// `∂ṗ/∂q`, the gap rate and the slips' derivatives) also of the velocities of those joints,
-/// and are kept while those are too; the paired gaps ([`ContactSample::evaluate_gaps`]) are
-/// kept while the paired workspace's [`Workspace::kinematics_stamp`] is unchanged. The forces
-/// and the rows of the points' variables are evaluated every time.
+/// and are kept while those are too; its force and the force's derivatives while its
+/// configuration and its variables are; the paired gaps ([`ContactSample::evaluate_gaps`]) are
+/// kept while the paired workspace's [`Workspace::kinematics_stamp`] is unchanged. The rows of
+/// the points' variables are evaluated every time.
 #[derive(Clone, Debug, Default)]
 struct Held {
     /// Per point: what its quantities were evaluated from.
@@ -261,6 +262,10 @@ struct SiteHeld {
     velocity: Vec<f64>,
     /// Whether the velocity's quantities were evaluated, and with their derivatives.
     velocity_derivatives: Option<bool>,
+    /// The point's variables of its force (valid only with the configuration).
+    variables: Vec<f64>,
+    /// Whether the force was evaluated, and with its derivatives.
+    force_derivatives: Option<bool>,
 }
 
 /// Whether a computation `held` as `(stamp, with derivatives)` serves one at `stamp`, with
@@ -271,16 +276,17 @@ fn holds(held: Option<(u64, bool)>, stamp: u64, derivatives: bool) -> bool {
 
 impl Held {
     /// Whether point `l`'s kept quantities serve an evaluation at the configuration whose
-    /// forward kinematics `ws` holds and at the velocity `v`, with their derivatives if
-    /// `derivatives`: `(configuration, velocity)`. Records what the evaluation then computes.
+    /// forward kinematics `ws` holds, at the velocity `v` and with the point's variables `zl`,
+    /// with their derivatives if `derivatives`: `(configuration, velocity, force)`. Records
+    /// what the evaluation then computes.
     fn serve(
         &mut self,
         l: usize,
         ws: &Workspace,
         site: &ContactSite,
-        v: &[f64],
+        (v, zl): (&[f64], &[f64]),
         derivatives: bool,
-    ) -> (bool, bool) {
+    ) -> (bool, bool, bool) {
         let held = &mut self.sites[l];
         let key = &mut self.key;
         key.clear();
@@ -309,7 +315,16 @@ impl Held {
             held.velocity.extend(held.chain.iter().map(|&j| v[j]));
             held.velocity_derivatives = Some(derivatives);
         }
-        (configuration, velocity)
+        let force = configuration
+            && serves(held.force_derivatives, derivatives)
+            && held.variables.len() == zl.len()
+            && same(&held.variables, &mut zl.iter().copied());
+        if !force {
+            held.variables.clear();
+            held.variables.extend_from_slice(zl);
+            held.force_derivatives = Some(derivatives);
+        }
+        (configuration, velocity, force)
     }
 }
 
@@ -357,6 +372,7 @@ impl ContactSample {
                         SiteHeld {
                             key: Vec::with_capacity(3 + 6 * model.dof()),
                             velocity: Vec::with_capacity(chain.len()),
+                            variables: Vec::with_capacity(contact.per_site()),
                             chain,
                             ..SiteHeld::default()
                         }
@@ -424,7 +440,9 @@ impl ContactSample {
         let n = model.dof();
         for (l, site) in contact.sites.iter().enumerate() {
             let r0 = l * k;
-            let (configuration, velocity) = self.held.serve(l, ws, site, v, derivatives);
+            let zl = &z[l * k..(l + 1) * k];
+            let (configuration, velocity, kept_force) =
+                self.held.serve(l, ws, site, (v, zl), derivatives);
             if !configuration {
                 let (p, dist) = contact.locate(ws, l);
                 point_jacobian(model, ws, site.body, &site.offset, &mut self.jacobians[l]);
@@ -470,18 +488,22 @@ impl ContactSample {
                 }
             }
             let pdot = self.velocities[l];
-            let zl = &z[l * k..(l + 1) * k];
             self.rows[r0 + CONE] = mu * zl[NORMAL]
                 - (0..contact.directions)
                     .map(|j| zl[contact.friction(j)])
                     .sum::<f64>();
-            let mut force = frame.normal * zl[NORMAL];
             for j in 0..contact.directions {
                 let (d, _) = frame.direction(j);
                 let b = zl[contact.friction(j)];
                 self.rows[r0 + contact.friction(j)] =
                     zl[SLIDING] + d.dot(&pdot) + contact.creep * b;
-                force += d * zl[contact.friction(j)];
+            }
+            if kept_force {
+                continue;
+            }
+            let mut force = frame.normal * zl[NORMAL];
+            for j in 0..contact.directions {
+                force += frame.direction(j).0 * zl[contact.friction(j)];
             }
             self.forces[l] = force * sigma;
             if !derivatives {
