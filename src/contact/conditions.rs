@@ -295,21 +295,15 @@ impl Held {
         for &j in &held.chain {
             key.extend_from_slice(ws.joint_twist(j).as_slice());
         }
-        let same = |a: &[f64], b: &mut dyn Iterator<Item = f64>| {
-            a.iter()
-                .all(|x| b.next().is_some_and(|y| x.to_bits() == y.to_bits()))
-        };
-        let configuration = serves(held.configuration, derivatives)
-            && held.key.len() == key.len()
-            && same(&held.key, &mut key.iter().copied());
+        let configuration =
+            serves(held.configuration, derivatives) && same_bits(&held.key, key.iter().copied());
         if !configuration {
             std::mem::swap(&mut held.key, key);
             held.configuration = Some(derivatives);
         }
         let velocity = configuration
             && serves(held.velocity_derivatives, derivatives)
-            && held.velocity.len() == held.chain.len()
-            && same(&held.velocity, &mut held.chain.iter().map(|&j| v[j]));
+            && same_bits(&held.velocity, held.chain.iter().map(|&j| v[j]));
         if !velocity {
             held.velocity.clear();
             held.velocity.extend(held.chain.iter().map(|&j| v[j]));
@@ -317,8 +311,7 @@ impl Held {
         }
         let force = configuration
             && serves(held.force_derivatives, derivatives)
-            && held.variables.len() == zl.len()
-            && same(&held.variables, &mut zl.iter().copied());
+            && same_bits(&held.variables, zl.iter().copied());
         if !force {
             held.variables.clear();
             held.variables.extend_from_slice(zl);
@@ -326,6 +319,15 @@ impl Held {
         }
         (configuration, velocity, force)
     }
+}
+
+/// Whether `held` and `current` are the same values bit for bit.
+fn same_bits(held: &[f64], current: impl ExactSizeIterator<Item = f64>) -> bool {
+    held.len() == current.len()
+        && held
+            .iter()
+            .zip(current)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
 }
 
 /// Whether an evaluation `held` (with derivatives or not) serves one with `derivatives`.
