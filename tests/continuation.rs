@@ -146,3 +146,96 @@ fn vito_solve_runs_a_chain_and_reports_each_step() {
     let log = std::fs::read_to_string(out.join("solver.log")).unwrap();
     assert!(log.contains("continuation: 'b' ended Converged"), "{log}");
 }
+
+/// The hop of `problems/hopper_hop.yaml` (0.3 m) with a box 6 cm long from `x` m, `top` m
+/// high, beyond its landing, named `name`, with `extra` appended.
+fn hop_beside_box(dir: &Path, name: &str, x: f64, top: f64, extra: &str) -> PathBuf {
+    let robot = concat!(env!("CARGO_MANIFEST_DIR"), "/robots/hopper.urdf");
+    let path = dir.join(format!("{name}.yaml"));
+    let pose = "base_z: [0.5, 0.6], base_pitch: 0, hip: -0.5, knee: 1.0";
+    let text = format!(
+        "name: {name}\nrobot: {robot}\nbase: planar\nduration: 1.2\nstages: 48\n\
+         initial: {{q: {{base_x: 0, {pose}}}, v: [0, 0, 0, 0, 0], at_rest: [foot]}}\n\
+         final: {{q: {{base_x: 0.3, {pose}}}, v: [0, 0, 0, 0, 0], at_rest: [foot]}}\n\
+         terrain: {{friction: 0.8, boxes: [{{x: [{x}, {}], top: {top}}}]}}\n\
+         complementarity: {{method: smoothing}}\ncosts: {{effort: 0.01}}\n\
+         solver: {{print_level: 1}}\n{extra}",
+        x + 0.06
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Started from the hop beside a box 3 cm high, the hop beside the box moved 2 cm further and
+/// made 1 cm higher walks the terrain in warm steps of 2.5 mm (`solver.terrain_step`: eight
+/// steps, each moving the box's ends by 2.5 mm), each listed after the problem solved first as
+/// `name (terrain P %)`, the last, on this problem's own terrain, this problem's solve; each
+/// takes a small part of the iterations the first took from its straight-line guess (the box
+/// is beyond the landing: the optimum hardly moves). Without `terrain_step` the same problem
+/// starts from the first's trajectory, with no steps between.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "solves of minutes in a debug build; .ci/run runs it with --release"
+)]
+fn a_moved_box_is_reached_by_warm_terrain_steps() {
+    let dir = scratch::fresh_dir("vito-continuation-terrain");
+    hop_beside_box(&dir, "near_box", 0.6, 0.03, "");
+    let cold = solve(&hop_beside_box(
+        &dir,
+        "far_box_cold",
+        0.62,
+        0.04,
+        "initial_guess: {solve: near_box.yaml}\n",
+    ));
+    let cold_steps: Vec<&str> = cold
+        .continuation
+        .iter()
+        .map(|s| s.problem.as_str())
+        .collect();
+    assert_eq!(cold_steps, ["near_box"]);
+    let far = hop_beside_box(
+        &dir,
+        "far_box",
+        0.62,
+        0.04,
+        "initial_guess: {solve: near_box.yaml}\n",
+    );
+    let text = std::fs::read_to_string(&far)
+        .unwrap()
+        .replace("print_level: 1", "print_level: 1, terrain_step: 0.0025");
+    std::fs::write(&far, text).unwrap();
+    let then = solve(&far);
+    assert_eq!(
+        then.result.status,
+        Status::Converged,
+        "{}",
+        then.result.message
+    );
+    let steps: Vec<(String, Status)> = then
+        .continuation
+        .iter()
+        .map(|s| (s.problem.clone(), s.status))
+        .collect();
+    let mut expected = vec![("near_box".to_string(), Status::Converged)];
+    for k in 1..8 {
+        let percent = 12.5 * f64::from(k);
+        expected.push((
+            format!("far_box (terrain {percent:.1} %)"),
+            Status::Converged,
+        ));
+    }
+    assert_eq!(steps, expected);
+    let first = then.continuation[0].iterations;
+    let warm = then.continuation[1..]
+        .iter()
+        .map(|s| s.iterations)
+        .chain([then.result.iterations]);
+    for iterations in warm {
+        assert!(
+            10 * iterations < first,
+            "a warm step took {iterations} iterations, the first solve {first}"
+        );
+    }
+    assert!(then.total_time_s() > then.result.timing.total.as_secs_f64());
+}

@@ -11,6 +11,7 @@ use vito::optimizer::Solver;
 struct SmoothedPair {
     smoothing: f64,
     set: Vec<f64>,
+    start: [f64; 2],
 }
 
 impl SmoothedPair {
@@ -18,6 +19,7 @@ impl SmoothedPair {
         Self {
             smoothing: f64::NAN,
             set: Vec::new(),
+            start: [1.0, 1.0],
         }
     }
 
@@ -42,7 +44,7 @@ impl Nlp for SmoothedPair {
         upper[0] = 0.0;
     }
     fn initial_point(&self, x: &mut [f64]) {
-        x.copy_from_slice(&[1.0, 1.0]);
+        x.copy_from_slice(&self.start);
     }
     fn objective(&mut self, x: &[f64]) -> Result<f64, EvalError> {
         Ok((x[0] - 1.0).powi(2) + (x[1] - 0.5).powi(2))
@@ -108,7 +110,43 @@ fn solve(
     settings: Settings,
     nlp: &mut SmoothedPair,
 ) -> Result<vito::nlp::SolverResult, SolverError> {
-    Solver::new(settings)?.solve_smoothed(nlp, &mut vito::nlp::SilentObserver, PATH)
+    Solver::new(settings)?.solve_smoothed(nlp, &mut vito::nlp::SilentObserver, PATH, None)
+}
+
+/// Started warm from its own solution (point and multipliers), the interior-point method
+/// starts where that solution was found, at the path's end (`μ = μ_end² / ρ`), and is done at
+/// once, at the same point.
+#[test]
+fn a_warm_start_along_the_path_starts_at_its_end() {
+    let s = settings(Method::InteriorPoint);
+    let cold = solve(s.clone(), &mut SmoothedPair::new()).unwrap();
+    assert_eq!(cold.status, Status::Converged, "{}", cold.message);
+    let mut nlp = SmoothedPair::new();
+    nlp.start = [cold.x[0], cold.x[1]];
+    let warm = Solver::new(s.clone())
+        .unwrap()
+        .solve_smoothed(&mut nlp, &mut vito::nlp::SilentObserver, PATH, Some(&cold))
+        .unwrap();
+    assert_eq!(warm.status, Status::Converged, "{}", warm.message);
+    assert!(
+        warm.iterations <= 1 && cold.iterations >= 5,
+        "warm {} iterations, cold {}",
+        warm.iterations,
+        cold.iterations
+    );
+    let ratio = s.tuning.interior.smoothing_barrier_ratio;
+    // The first record shows μ after its first update: the subproblem at the end's μ is
+    // solved already, so μ may have gone down from there (to μ_min), never up.
+    let first = warm.history[0].barrier;
+    assert!(
+        first <= PATH.end * PATH.end / ratio * (1.0 + 1e-12),
+        "first μ {first:e}"
+    );
+    // Set to the path's start when the problem is built, then at its end from the first
+    // iterate on.
+    assert_eq!(nlp.set[0], PATH.start);
+    assert!(nlp.set[1..].iter().all(|&m| m == PATH.end), "{:?}", nlp.set);
+    assert!((warm.x[0] - cold.x[0]).abs() < 1e-6 && (warm.x[1] - cold.x[1]).abs() < 1e-6);
 }
 
 #[test]
@@ -215,6 +253,7 @@ fn a_path_that_does_not_decrease_is_refused() {
                 &mut nlp,
                 &mut vito::nlp::SilentObserver,
                 SmoothingPath { start, end },
+                None,
             )
             .unwrap_err();
         assert!(

@@ -128,4 +128,130 @@ impl Terrain {
         }
         h
     }
+
+    /// The terrain a fraction `s` of the way from this one to `to` (each number moved
+    /// linearly; `s = 1` gives `to`'s numbers exactly), or `None` where the two differ in
+    /// more than numbers (how many boxes and gaps, which have a `y` extent). A continuation
+    /// moves the terrain along this path (`transcription/continuation.rs`).
+    #[must_use]
+    pub fn toward(&self, to: &Terrain, s: f64) -> Option<Terrain> {
+        let at = |a: f64, b: f64| if s >= 1.0 { b } else { a + s * (b - a) };
+        let pair = |a: [f64; 2], b: [f64; 2]| [at(a[0], b[0]), at(a[1], b[1])];
+        let span = |a: Option<[f64; 2]>, b: Option<[f64; 2]>| match (a, b) {
+            (None, None) => Some(None),
+            (Some(a), Some(b)) => Some(Some(pair(a, b))),
+            _ => None,
+        };
+        if self.boxes.len() != to.boxes.len() || self.gaps.len() != to.gaps.len() {
+            return None;
+        }
+        let boxes = self
+            .boxes
+            .iter()
+            .zip(&to.boxes)
+            .map(|(a, b)| {
+                Some(TerrainBox {
+                    x: pair(a.x, b.x),
+                    y: span(a.y, b.y)?,
+                    top: at(a.top, b.top),
+                })
+            })
+            .collect::<Option<_>>()?;
+        let gaps = self
+            .gaps
+            .iter()
+            .zip(&to.gaps)
+            .map(|(a, b)| {
+                Some(Gap {
+                    x: pair(a.x, b.x),
+                    y: span(a.y, b.y)?,
+                    depth: at(a.depth, b.depth),
+                })
+            })
+            .collect::<Option<_>>()?;
+        Some(Terrain {
+            friction: at(self.friction, to.friction),
+            ground: at(self.ground, to.ground),
+            edge_radius: at(self.edge_radius, to.edge_radius),
+            boxes,
+            gaps,
+        })
+    }
+
+    /// The largest change of one of the terrain's numbers from this one to `to` (m for the
+    /// geometry; the friction coefficient counts as it is), or `None` where they differ in
+    /// more than numbers ([`Terrain::toward`]).
+    #[must_use]
+    pub fn largest_change(&self, to: &Terrain) -> Option<f64> {
+        self.toward(to, 1.0)?;
+        let numbers = |t: &Terrain| {
+            let mut v = vec![t.friction, t.ground, t.edge_radius];
+            for b in &t.boxes {
+                v.extend(b.x);
+                v.extend(b.y.into_iter().flatten());
+                v.push(b.top);
+            }
+            for g in &t.gaps {
+                v.extend(g.x);
+                v.extend(g.y.into_iter().flatten());
+                v.push(g.depth);
+            }
+            v
+        };
+        Some(
+            numbers(self)
+                .iter()
+                .zip(numbers(to))
+                .fold(0.0, |m: f64, (a, b)| m.max((a - b).abs())),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terrain(top: f64, gap_x: f64, y: Option<[f64; 2]>) -> Terrain {
+        Terrain {
+            friction: 0.8,
+            boxes: vec![TerrainBox {
+                x: [0.45, 0.6],
+                y,
+                top,
+            }],
+            gaps: vec![Gap {
+                x: [gap_x, gap_x + 0.08],
+                y: None,
+                depth: 0.1,
+            }],
+            ..Terrain::default()
+        }
+    }
+
+    #[test]
+    fn a_terrain_moves_linearly_toward_another_and_ends_on_it() {
+        let (a, b) = (terrain(0.12, 0.15, None), terrain(0.2, 0.12, None));
+        assert_eq!(a.toward(&b, 0.0), Some(a.clone()));
+        assert_eq!(a.toward(&b, 1.0), Some(b.clone()));
+        let half = a.toward(&b, 0.5).unwrap();
+        assert!((half.boxes[0].top - 0.16).abs() < 1e-15);
+        assert!((half.gaps[0].x[0] - 0.135).abs() < 1e-15);
+        assert!((half.gaps[0].x[1] - 0.215).abs() < 1e-15);
+        assert_eq!(half.boxes[0].x, [0.45, 0.6]);
+        assert!((a.largest_change(&b).unwrap() - 0.08).abs() < 1e-15);
+        assert_eq!(a.largest_change(&a), Some(0.0));
+    }
+
+    #[test]
+    fn terrains_of_other_shapes_have_no_path_between_them() {
+        let a = terrain(0.12, 0.15, None);
+        let mut fewer = a.clone();
+        fewer.gaps.clear();
+        assert_eq!(a.toward(&fewer, 0.5), None);
+        assert_eq!(a.largest_change(&fewer), None);
+        let narrow = terrain(0.12, 0.15, Some([-0.1, 0.1]));
+        assert_eq!(a.toward(&narrow, 0.5), None);
+        let wide = terrain(0.2, 0.15, Some([-0.3, 0.1]));
+        assert!((narrow.largest_change(&wide).unwrap() - 0.2).abs() < 1e-15);
+    }
 }

@@ -151,11 +151,30 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
         self
     }
 
+    /// The first barrier parameter of a warm start: along a smoothing path, the one whose
+    /// smoothing is the path's end (`μ = μ_s² / ρ`, at least `μ_min`), where the warm point
+    /// was solved (the last terrain step of a continuation, `transcription/continuation.rs`);
+    /// otherwise `mu_warm`. The starting point is still evaluated at the smoothing of the
+    /// first `μ` (`initialize`: the path's start), so the slacks of the rows whose bounds
+    /// scale with `μ_s²` (the contact term's reach and knot power rows) start well inside
+    /// their bounds, and the smoothing moves to the end with the first update. Measured on
+    /// the jump's box raised by 5 mm: so, 16 iterations; with the smoothing at its end from
+    /// the start (those slacks at their bounds), the step fails after 100, as steps of 1.25 mm
+    /// do (`docs/benchmarks.md`, "The terrain walk").
+    fn warm_mu(&self) -> f64 {
+        match self.smoothing_path {
+            Some(path) => {
+                (path.end * path.end / self.ip().smoothing_barrier_ratio).max(self.mu_min())
+            }
+            None => self.ip().mu_warm,
+        }
+    }
+
     /// The starting point (IPOPT's, Wächter & Biegler §3.6): `x₀` pushed inside its bounds,
     /// slacks at `c(x₀)` pushed inside theirs, bound multipliers at
     /// `bound_multiplier_initial` and row multipliers by least squares. A warm start keeps
     /// `warm`'s multipliers (`warm_multipliers`), pushes by `warm_push` only and starts at
-    /// `μ = mu_warm`.
+    /// `μ = warm_mu()`.
     fn start_at(&mut self) -> Result<(), Stop> {
         let evaluation = |e: String| Stop::new(Status::EvaluationError, e);
         let x0 = self.problem.initial_point().map_err(evaluation)?;
@@ -167,7 +186,7 @@ impl<'s, 'p, 'w> InteriorPoint<'s, 'p, 'w> {
         });
         self.warm = warm.is_some();
         let (kappa1, kappa2) = if self.warm {
-            self.mu = ip.mu_warm;
+            self.mu = self.warm_mu();
             self.tau = ip.tau_min.max(1.0 - self.mu);
             (ip.warm_push, ip.warm_push)
         } else {

@@ -184,6 +184,27 @@ pub struct Settings {
     /// quadruped's gaps the first level solved to the tolerances wandered for 800 iterations;
     /// `problems/README.md`, "The quadruped").
     pub smoothing_level_tolerance: f64,
+    /// The terrain walk of a continuation, off unless set: between two problems whose
+    /// terrains differ in numbers only (a box raised or moved, gaps moved: `initial_guess:
+    /// {solve: …}`, `transcription/continuation.rs`), the terrain moves in steps, each solved
+    /// from the last one's primal-dual point at the smoothing's end, none changing a terrain
+    /// number by more than this (m). A failed step is halved, and `terrain_step_streak` solved
+    /// ones in a row double the next again, up to this. Off by default: on the jump's chain
+    /// steps of 1.25–2.5 mm converged in 11–22 iterations and the 0.04 → 0.08 m walk in about
+    /// 90 s, but the 0.08 → 0.12 m walk stalled at 0.4 mm (`docs/benchmarks.md`, "The terrain
+    /// walk"). 0.0025 is the measured choice.
+    pub terrain_step: Option<f64>,
+    /// The least terrain step (m): a step this short that fails ends the walk, and the problem
+    /// is solved from the last solved terrain's trajectory as a continuation without it is.
+    pub terrain_step_min: f64,
+    /// Iteration limit of one terrain step (a step that needs more is halved). 60 by default:
+    /// the jump chain's solved steps took 11–59 iterations; the failed ones wander (steps of
+    /// 10⁻³) and each costs this many.
+    pub terrain_step_iterations: usize,
+    /// Solved terrain steps in a row after which the next is doubled (up to `terrain_step`).
+    /// 3 by default: on the jump's chain a step doubled right after a solved one failed more
+    /// often than not, each failure costing `terrain_step_iterations`.
+    pub terrain_step_streak: usize,
     /// The algorithm's constants (line search, inertia control, working-set QP); the defaults
     /// are what the tests and benchmarks were measured with.
     pub tuning: Tuning,
@@ -367,6 +388,10 @@ impl Default for Settings {
             smoothing_decrease: 0.3,
             smoothing_margin: 1.0,
             smoothing_level_tolerance: 0.1,
+            terrain_step: None,
+            terrain_step_min: 5e-4,
+            terrain_step_iterations: 60,
+            terrain_step_streak: 3,
             tuning: Tuning::default(),
         }
     }
@@ -445,6 +470,24 @@ impl Settings {
                 "must lie in (0, 1]",
             )
             .non_negative("smoothing_level_tolerance", self.smoothing_level_tolerance)
+            .require(
+                "terrain_step",
+                self.terrain_step.unwrap_or(1.0),
+                self.terrain_step
+                    .is_none_or(|step| step > 0.0 && step.is_finite()),
+                "must be a positive length (leave it out for no terrain walk)",
+            )
+            .require(
+                "terrain_step_min",
+                self.terrain_step_min,
+                self.terrain_step_min > 0.0
+                    && self
+                        .terrain_step
+                        .is_none_or(|step| self.terrain_step_min <= step),
+                "must lie in (0, terrain_step]",
+            )
+            .count("terrain_step_iterations", self.terrain_step_iterations)
+            .count("terrain_step_streak", self.terrain_step_streak)
             .nested("tuning", self.tuning.validate())
             .require(
                 "method",
@@ -503,7 +546,7 @@ mod tests {
     #[test]
     fn validation_names_the_first_invalid_field_by_its_path() {
         type Step = (fn(&mut Settings), [&'static str; 3]);
-        let steps: [Step; 4] = [
+        let steps: [Step; 6] = [
             (
                 |s| s.tuning.inertia.shift_decrease = 1.0,
                 [
@@ -522,6 +565,21 @@ mod tests {
                     "tuning.interior.damping",
                     "-1",
                     "must be finite and not negative",
+                ],
+            ),
+            (
+                |s| {
+                    s.terrain_step = Some(0.0025);
+                    s.terrain_step_min = 0.01;
+                },
+                ["terrain_step_min", "0.01", "must lie in (0, terrain_step]"],
+            ),
+            (
+                |s| s.terrain_step = Some(-1.0),
+                [
+                    "terrain_step",
+                    "-1",
+                    "must be a positive length (leave it out for no terrain walk)",
                 ],
             ),
             (

@@ -49,6 +49,7 @@ impl Solver {
         nlp: &mut dyn Nlp,
         observer: &mut dyn Observer,
         path: SmoothingPath,
+        warm: Option<&SolverResult>,
     ) -> Result<SolverResult, SolverError> {
         let valid = |v: f64| v > 0.0 && v.is_finite();
         if !(valid(path.start) && valid(path.end) && path.end <= path.start) {
@@ -71,7 +72,9 @@ impl Solver {
             return self.sqp_levels(nlp, observer, &levels, start, None);
         }
         let progress = Progress::new(settings);
-        let method = InteriorPoint::new(settings, problem).with_smoothing(path);
+        let method = InteriorPoint::new(settings, problem)
+            .with_smoothing(path)
+            .warm_from(warm);
         let interior = solve(method, settings, observer, &progress, start);
         progress.finish();
         observer.finish(&interior);

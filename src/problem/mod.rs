@@ -13,8 +13,8 @@ mod terrain;
 pub(crate) use optimization::fnv1a;
 pub use optimization::{
     ComplementarityMethod, DEFAULT_PENALTY_WEIGHT, DEFAULT_SMOOTHING_START, InitialGuess,
-    ProblemOverrides, TrajectoryProblem, TranscriptionKind, anchor_paths, load_problem,
-    load_problem_str,
+    ProblemOverrides, SolvedVariables, TrajectoryProblem, TranscriptionKind, anchor_paths,
+    load_problem, load_problem_str,
 };
 pub use recording::Recording;
 pub use simulation::{

@@ -110,9 +110,41 @@ pub enum InitialGuess {
     /// Continuation: another problem (an easier one: flat ground before a box), solved first;
     /// this one starts from its trajectory.
     Solve(Box<TrajectoryProblem>),
-    /// A trajectory in memory (what [`InitialGuess::Solve`] becomes once its problem is
-    /// solved), interpolated at the control points.
-    Recorded(Arc<Recording>),
+    /// What [`InitialGuess::Solve`] becomes once its problem is solved: its trajectory,
+    /// interpolated at the control points, and, for a warm start, its decision variables and
+    /// multipliers, taken as they are by a transcription whose variables are the same.
+    Recorded {
+        /// The trajectory.
+        trajectory: Arc<Recording>,
+        /// The decision vector and multipliers, for a warm start.
+        variables: Option<Arc<SolvedVariables>>,
+    },
+}
+
+impl InitialGuess {
+    /// The solve handed on whole ([`InitialGuess::Recorded`] with its variables) when its
+    /// transcription's layout key is `layout`, the starting one's: a warm start.
+    pub fn warm_for(&self, layout: &str) -> Option<&crate::nlp::SolverResult> {
+        match self {
+            Self::Recorded {
+                variables: Some(v), ..
+            } if v.layout == layout => Some(&v.result),
+            _ => None,
+        }
+    }
+}
+
+/// A solve's decision vector and multipliers, handed on to a problem started from it warm: a
+/// step of a terrain continuation (`transcription/continuation.rs`), whose problems have the
+/// same variables and rows (configurations, torques, contact forces) on terrains a little
+/// apart.
+#[derive(Debug)]
+pub struct SolvedVariables {
+    /// What the variables are (the transcription's layout key): a problem whose key differs
+    /// starts from the trajectory instead.
+    pub layout: String,
+    /// The solve's result (its last iterate and multipliers).
+    pub result: crate::nlp::SolverResult,
 }
 
 /// A validated trajectory-optimization problem.

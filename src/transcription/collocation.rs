@@ -192,8 +192,20 @@ impl<'a> CollocationNlp<'a> {
         &self.points
     }
 
+    /// What the decision variables are, as a key (`Terms::variable_layout`).
+    pub fn variable_layout(&self) -> String {
+        self.terms
+            .variable_layout(self.prob, "hermite_simpson", self.num_vars)
+    }
+
+    /// The handed-on decision vector of a solve with the same variables
+    /// (`InitialGuess::Recorded`), else the guess's trajectory with velocities from its slopes
+    /// and the terms' and impulses' own variables made to fit it.
     fn starting_point(&mut self) -> Result<Vec<f64>, String> {
         let prob = self.prob;
+        if let Some(warm) = prob.initial_guess.warm_for(&self.variable_layout()) {
+            return Ok(warm.x.clone());
+        }
         let l = &self.layout;
         let (q, u) = initial_trajectory(prob, &self.points.times)?;
         let mut x = vec![0.0; self.num_vars];

@@ -58,7 +58,9 @@ pub fn initial_trajectory(prob: &TrajectoryProblem, times: &[f64]) -> Result<(Ro
         InitialGuess::FromCsv(path) => Recording::read_csv(path)?
             .resample(model, prob.duration, times)
             .map_err(|e| format!("{}: {e}", path.display()))?,
-        InitialGuess::Recorded(recording) => recording.resample(model, prob.duration, times)?,
+        InitialGuess::Recorded { trajectory, .. } => {
+            trajectory.resample(model, prob.duration, times)?
+        }
         InitialGuess::Solve(first) => {
             return Err(format!(
                 "the problem to solve first ('{}', initial_guess.solve) has no result yet: \

@@ -38,6 +38,9 @@ pub struct Outcome {
     /// The problems solved before this one to start it (`initial_guess: {solve: …}`), the
     /// easiest first.
     pub continuation: Vec<ContinuationStep>,
+    /// What the decision vector `result.x` is: the transcription's layout key (a problem
+    /// started from this one takes `result.x` as it is where its own key is the same).
+    pub variable_layout: String,
 }
 
 impl Outcome {
@@ -175,21 +178,44 @@ const ACCEPTABLE_GROUND_WORK: f64 = 10.0;
 /// obstacle jump's), most are below 0.1 N.
 const REACH_MARGIN: f64 = 2e-5;
 
+/// The layout key of `prob`'s transcription ([`Transcription::variable_layout`]).
+///
+/// # Errors
+/// [`SolveError::Transcription`] where the transcription cannot be built.
+pub(super) fn variable_layout(prob: &TrajectoryProblem) -> Result<String, SolveError> {
+    Ok(match prob.transcription {
+        TranscriptionKind::Variational(s) => VariationalNlp::new(prob, s)
+            .map_err(SolveError::Transcription)?
+            .variable_layout(),
+        TranscriptionKind::HermiteSimpson => CollocationNlp::new(prob)
+            .map_err(SolveError::Transcription)?
+            .variable_layout(),
+    })
+}
+
 /// A transcription as the solve loop sees it.
 trait Transcription: Nlp {
     /// The trajectory at `x`.
     fn solution(&mut self, x: &[f64]) -> Solution;
+    /// What its decision variables are, as a key: equal keys, equal variables.
+    fn variable_layout(&self) -> String;
 }
 
 impl Transcription for VariationalNlp<'_> {
     fn solution(&mut self, x: &[f64]) -> Solution {
         VariationalNlp::solution(self, x)
     }
+    fn variable_layout(&self) -> String {
+        VariationalNlp::variable_layout(self)
+    }
 }
 
 impl Transcription for CollocationNlp<'_> {
     fn solution(&mut self, x: &[f64]) -> Solution {
         CollocationNlp::solution(self, x)
+    }
+    fn variable_layout(&self) -> String {
+        CollocationNlp::variable_layout(self)
     }
 }
 
@@ -225,7 +251,10 @@ fn run<N: Transcription>(
         .as_ref()
         .and_then(|_| smoothing_path(prob.complementarity, solver.settings()));
     let result = match path {
-        Some(path) => solver.solve_smoothed(nlp, observer, path)?,
+        Some(path) => {
+            let warm = prob.initial_guess.warm_for(&nlp.variable_layout());
+            solver.solve_smoothed(nlp, observer, path, warm)?
+        }
         None => solver.solve_warm(nlp, observer, None)?,
     };
     let solution = nlp.solution(&result.x);
@@ -236,6 +265,7 @@ fn run<N: Transcription>(
         contact: None,
         energy: EnergyAccount::default(),
         continuation: Vec::new(),
+        variable_layout: nlp.variable_layout(),
     })
 }
 

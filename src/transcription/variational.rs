@@ -381,6 +381,14 @@ impl<'a> VariationalNlp<'a> {
         Ok(nlp)
     }
 
+    /// What the decision variables are, as a key (`Terms::variable_layout`; with the
+    /// Galerkin order, the first momentum's and the knot velocities' places).
+    pub fn variable_layout(&self) -> String {
+        let knots: Vec<Option<usize>> = self.knots.iter().map(|k| k.and_then(|b| b.v)).collect();
+        let name = format!("galerkin s={} p0={} knots={knots:?}", self.gal.s(), self.p0);
+        self.terms.variable_layout(self.prob, &name, self.num_vars)
+    }
+
     /// The sample points (control points) and where their variables are.
     pub fn points(&self) -> &Points {
         &self.points
@@ -529,8 +537,14 @@ impl<'a> VariationalNlp<'a> {
         }
     }
 
+    /// The handed-on decision vector of a solve with the same variables
+    /// (`InitialGuess::Recorded`), else the guess's trajectory with momenta, knot velocities
+    /// and the terms' own variables (contact forces) made to fit it.
     fn starting_point(&mut self) -> Result<Vec<f64>, String> {
         let prob = self.prob;
+        if let Some(warm) = prob.initial_guess.warm_for(&self.variable_layout()) {
+            return Ok(warm.x.clone());
+        }
         let (n, n_u) = (self.n, self.n_u);
         let (q, u) = initial_trajectory(prob, &self.points.times)?;
         let mut x = vec![0.0; self.num_vars];

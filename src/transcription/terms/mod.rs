@@ -21,7 +21,7 @@ use crate::contact::{ContactSample, GAP};
 use crate::dynamics::{Workspace, center_of_mass, forward_poses};
 use crate::model::Model;
 use crate::nlp::{Complementarity, ComplementarityTerm, EvalError};
-use crate::problem::TrajectoryProblem;
+use crate::problem::{TrajectoryProblem, fnv1a};
 use crate::spatial::Vec3;
 use crate::terms::{
     CONSTRAINTS, COSTS, Layout, LoadForces, Local, LocalIndex, PointInfo, PointTerm, Scratch, Side,
@@ -583,6 +583,47 @@ impl<'a> Terms<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The layout key of a transcription's decision vector of `num_vars` variables, named
+    /// `transcription` (with what only it knows): the horizon, the robot's coordinates and
+    /// actuators, the contact points, where each point's configuration and torques sit and
+    /// where each term's own variables do (terms without variables, such as a clearance row,
+    /// leave it unchanged). Equal keys, equal variables.
+    pub fn variable_layout(
+        &self,
+        prob: &TrajectoryProblem,
+        transcription: &str,
+        num_vars: usize,
+    ) -> String {
+        let contact = prob.contact.as_ref().map(|c| {
+            let sites: Vec<&str> = c.sites.iter().map(|s| s.name.as_str()).collect();
+            (sites, c.directions, c.force_scale.to_bits())
+        });
+        let points: Vec<(usize, usize)> = self.plans.iter().map(|p| (p.q, p.u)).collect();
+        let rows: Vec<(&str, usize, usize)> = self
+            .plans
+            .iter()
+            .flat_map(|plan| plan.blocks.iter().zip(&self.terms))
+            .map(|(b, term)| (term.label(), b.row, b.rows))
+            .collect();
+        let own: Vec<(&str, usize, usize)> = self
+            .plans
+            .iter()
+            .flat_map(|plan| plan.blocks.iter().zip(&self.terms))
+            .filter(|(b, _)| b.own_len > 0)
+            .map(|(b, term)| (term.label(), b.own, b.own_len))
+            .collect();
+        let key = format!(
+            "{transcription} stages={} duration={:?} joints={:?} actuated={:?} variables={num_vars} \
+             points={points:?} contact={contact:?} own={own:?} rows={rows:?} {}",
+            prob.stages,
+            prob.duration.to_bits(),
+            self.model.joint_names(),
+            self.model.actuated_joints(),
+            self.num_rows,
+        );
+        fnv1a(&[key.as_bytes()])
     }
 
     /// Own variables of all terms.
