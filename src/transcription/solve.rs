@@ -246,13 +246,14 @@ fn run<N: Transcription>(
     prob: &TrajectoryProblem,
 ) -> Result<Outcome, SolveError> {
     let size = size_of(nlp);
+    let variable_layout = nlp.variable_layout();
     let path = prob
         .contact
         .as_ref()
         .and_then(|_| smoothing_path(prob.complementarity, solver.settings()));
     let result = match path {
         Some(path) => {
-            let warm = prob.initial_guess.warm_for(&nlp.variable_layout());
+            let warm = prob.initial_guess.warm_for(&variable_layout);
             solver.solve_smoothed(nlp, observer, path, warm)?
         }
         None => solver.solve_warm(nlp, observer, None)?,
@@ -265,7 +266,7 @@ fn run<N: Transcription>(
         contact: None,
         energy: EnergyAccount::default(),
         continuation: Vec::new(),
-        variable_layout: nlp.variable_layout(),
+        variable_layout,
     })
 }
 

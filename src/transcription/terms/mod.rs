@@ -587,9 +587,9 @@ impl<'a> Terms<'a> {
 
     /// The layout key of a transcription's decision vector of `num_vars` variables, named
     /// `transcription` (with what only it knows): the horizon, the robot's coordinates and
-    /// actuators, the contact points, where each point's configuration and torques sit and
-    /// where each term's own variables do (terms without variables, such as a clearance row,
-    /// leave it unchanged). Equal keys, equal variables.
+    /// actuators, the contact points, where each point's configuration and torques sit, where
+    /// each term's own variables and rows do, and how many rows there are. Equal keys, equal
+    /// variables and rows (a warm start's multipliers fit).
     pub fn variable_layout(
         &self,
         prob: &TrajectoryProblem,
